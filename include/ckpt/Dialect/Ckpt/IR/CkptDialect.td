@@ -1,0 +1,86 @@
+//===- CkptDialect.td - the ckpt dialect and its shared constraints -------===//
+//
+// The dialect definition, the tensor type constraints every op uses, the
+// enums, and the base op class.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_DIALECT_TD
+#define CKPT_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Ckpt_Dialect : Dialect {
+  let name = "ckpt";
+  let cppNamespace = "::ckpt";
+  let summary = "Forward graphs of neural networks, for activation checkpointing";
+  let description = [{
+    The `ckpt` dialect describes the forward graph of a neural network as a
+    `func.func` over builtin ranked tensors that returns a scalar loss
+    (`tensor<f32>`). Its ops follow PyTorch semantics (broadcasting,
+    `linear` = x W^T + b, `layer_norm` over trailing dimensions,
+    `cross_entropy` averaged over the batch with `i64` labels).
+
+    Floating-point values are `f16`, `bf16`, `f32` or `f64` tensors; indices
+    are `i64` tensors and masks `i1` tensors. Function arguments that need a
+    gradient carry the unit attribute `{ckpt.param}`.
+
+    Dimension attributes (`dim`, `dims`, permutations) are non-negative:
+    importers normalise PyTorch's negative dimensions before they reach the
+    IR, so every later pass reads one spelling.
+
+    Three ops are deliberately not recomputable: `ckpt.print` (I/O),
+    `ckpt.all_reduce` (a collective) and `ckpt.index_add` with
+    `deterministic = false`. They carry side effects or nondeterminism so
+    that checkpointing can prove it must keep their results.
+  }];
+  let hasRegionArgAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The unit attribute that marks a function argument as a parameter.
+    static constexpr ::llvm::StringLiteral kParamAttrName = "ckpt.param";
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Ckpt_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
+def Ckpt_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
+def Ckpt_IndexTensor : RankedTensorOf<[I64]>;
+def Ckpt_MaskTensor : RankedTensorOf<[I1]>;
+// Shape ops move any value the dialect knows about.
+def Ckpt_AnyTensor : RankedTensorOf<[F16, BF16, F32, F64, I64, I1]>;
+def Ckpt_ScalarFloatTensor : 0DTensorOf<[F16, BF16, F32, F64]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Ckpt_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "how gelu evaluates the Gaussian CDF", [
+      I32EnumAttrCase<"None", 0, "none">,
+      I32EnumAttrCase<"Tanh", 1, "tanh">
+    ]> {
+  let cppNamespace = "::ckpt";
+}
+
+def Ckpt_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how all_reduce combines the contributions of the ranks", [
+      I32EnumAttrCase<"Sum", 0, "sum">,
+      I32EnumAttrCase<"Mean", 1, "mean">,
+      I32EnumAttrCase<"Max", 2, "max">
+    ]> {
+  let cppNamespace = "::ckpt";
+}
+
+//===----------------------------------------------------------------------===//
+// Base op
+//===----------------------------------------------------------------------===//
+
+class Ckpt_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Ckpt_Dialect, mnemonic, traits>;
+
+#endif // CKPT_DIALECT_TD

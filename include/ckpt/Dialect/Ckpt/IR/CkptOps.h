@@ -1,0 +1,24 @@
+//===- CkptOps.h - ops of the ckpt dialect --------------------------------===//
+//
+// Declares the ckpt ops generated from CkptOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_DIALECT_CKPT_IR_CKPTOPS_H
+#define CKPT_DIALECT_CKPT_IR_CKPTOPS_H
+
+#include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h.inc"
+
+#endif // CKPT_DIALECT_CKPT_IR_CKPTOPS_H

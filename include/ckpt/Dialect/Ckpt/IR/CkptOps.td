@@ -1,0 +1,645 @@
+//===- CkptOps.td - ops of the ckpt dialect -------------------------------===//
+//
+// The forward-graph op set: dense, elementwise, normalisation, randomness,
+// shape, reduction, lookup, losses, the user's checkpoint region, and three
+// ops that are not recomputable on purpose.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_OPS_TD
+#define CKPT_OPS_TD
+
+include "ckpt/Dialect/Ckpt/IR/CkptDialect.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Dense
+//===----------------------------------------------------------------------===//
+
+def Ckpt_LinearOp : Ckpt_Op<"linear", [Pure, InferTypeOpAdaptor]> {
+  let summary = "affine map x W^T + b (torch.nn.functional.linear)";
+  let description = [{
+    Multiplies the last dimension of `input` (`[..., K]`) by the transposed
+    `weight` (`[N, K]`) and adds the optional `bias` (`[N]`), giving
+    `[..., N]`. All three share one element type.
+
+    Example:
+
+    ```mlir
+    %h = ckpt.linear %x, %w, %b
+        : (tensor<8x512x512xf32>, tensor<2048x512xf32>, tensor<2048xf32>)
+        -> tensor<8x512x2048xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input, Ckpt_FloatTensor:$weight,
+                       Optional<Ckpt_FloatTensor>:$bias);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Ckpt_MatmulOp : Ckpt_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "batched matrix product with broadcast batch dimensions (torch.matmul)";
+  let description = [{
+    `lhs` is `[..., M, K]`, `rhs` is `[..., K, N]`; both have rank >= 2.
+    The leading (batch) dimensions broadcast as in NumPy, and the result is
+    `[broadcast(batch), M, N]`.
+
+    Example:
+
+    ```mlir
+    %s = ckpt.matmul %q, %kt
+        : (tensor<8x12x64x32xf32>, tensor<8x12x32x64xf32>) -> tensor<8x12x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$lhs, Ckpt_FloatTensor:$rhs);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Ckpt_BinaryOp<string mnemonic, string torchName>
+    : Ckpt_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise " # mnemonic # " with broadcasting (" # torchName # ")";
+  let description = [{
+    Applies the operation elementwise after broadcasting both operands to a
+    common shape with NumPy rules (dimensions aligned from the right; a
+    dimension of size 1 stretches). Operands share one element type.
+    When both operands and the result have the same type, one type is
+    printed; otherwise the functional form `(lhs, rhs) -> result` is used.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.}] # mnemonic # [{ %a, %b : tensor<8x512xf32>
+    %z = ckpt.}] # mnemonic # [{ %a, %bias : (tensor<8x512xf32>, tensor<512xf32>) -> tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$lhs, Ckpt_FloatTensor:$rhs);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` custom<ElementwiseTypes>(type($lhs), type($rhs), type($result))
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferBroadcastType(location, getOperationName(),
+                                adaptor.getLhs().getType(),
+                                adaptor.getRhs().getType(), inferred);
+    }
+  }];
+}
+
+def Ckpt_AddOp : Ckpt_BinaryOp<"add", "torch.add">;
+def Ckpt_SubOp : Ckpt_BinaryOp<"sub", "torch.sub">;
+def Ckpt_MulOp : Ckpt_BinaryOp<"mul", "torch.mul">;
+def Ckpt_DivOp : Ckpt_BinaryOp<"div", "torch.div">;
+
+class Ckpt_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
+    : Ckpt_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
+  let summary = "elementwise " # formula;
+  let description = [{
+    Computes `}] # formula # [{` for every element; the result has the
+    operand's type.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.}] # mnemonic # [{ %x : tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Ckpt_NegOp : Ckpt_UnaryOp<"neg", "-x">;
+def Ckpt_ExpOp : Ckpt_UnaryOp<"exp", "exp(x)">;
+def Ckpt_LogOp : Ckpt_UnaryOp<"log", "log(x)">;
+def Ckpt_TanhOp : Ckpt_UnaryOp<"tanh", "tanh(x)">;
+def Ckpt_SigmoidOp : Ckpt_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
+def Ckpt_ReluOp : Ckpt_UnaryOp<"relu", "max(x, 0)">;
+def Ckpt_SiluOp : Ckpt_UnaryOp<"silu", "x * sigmoid(x)">;
+
+def Ckpt_GeluOp : Ckpt_UnaryOp<"gelu", "x * Phi(x)"> {
+  let description = [{
+    Gaussian error linear unit, `x * Phi(x)` with `Phi` the standard normal
+    CDF, as `torch.nn.functional.gelu`. `approximate` selects the exact
+    erf form (`none`, the default, elided when printed) or the tanh
+    approximation (`tanh`).
+
+    Example:
+
+    ```mlir
+    %y = ckpt.gelu %x : tensor<8x512x2048xf32>
+    %z = ckpt.gelu %x approximate = tanh : tensor<8x512x2048xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input,
+      DefaultValuedAttr<Ckpt_GeluApproximation,
+                        "::ckpt::GeluApproximation::None">:$approximate);
+  let assemblyFormat = [{
+    $input (`approximate` `=` $approximate^)? attr-dict `:` type($input)
+  }];
+}
+
+def Ckpt_WhereOp : Ckpt_Op<"where", [Pure, InferTypeOpAdaptor]> {
+  let summary = "elementwise select with broadcasting (torch.where)";
+  let description = [{
+    Picks `true_value` where `condition` (an `i1` tensor) is set and
+    `false_value` elsewhere. All three broadcast to a common shape; the two
+    values share one element type. `masked_fill` imports as a `where`.
+
+    Example:
+
+    ```mlir
+    %s = ckpt.where %causal, %scores, %neg_inf
+        : (tensor<64x64xi1>, tensor<8x12x64x64xf32>, tensor<f32>) -> tensor<8x12x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_MaskTensor:$condition, Ckpt_FloatTensor:$true_value,
+                       Ckpt_FloatTensor:$false_value);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+class Ckpt_SoftmaxLikeOp<string mnemonic, string torchName>
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = torchName # " along one dimension";
+  let description = [{
+    Computes `}] # torchName # [{` along dimension `dim`
+    (`0 <= dim < rank`); the result has the operand's type.
+
+    Example:
+
+    ```mlir
+    %p = ckpt.}] # mnemonic # [{ %scores dim = 3 : tensor<8x12x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = "$input `dim` `=` $dim attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyDimInRange(getOperation(), getDim(), getInput().getType());
+    }
+  }];
+}
+
+def Ckpt_SoftmaxOp : Ckpt_SoftmaxLikeOp<"softmax", "softmax">;
+def Ckpt_LogSoftmaxOp : Ckpt_SoftmaxLikeOp<"log_softmax", "log_softmax">;
+
+def Ckpt_LayerNormOp : Ckpt_Op<"layer_norm",
+    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+  let summary = "layer normalisation over trailing dimensions (torch.native_layer_norm)";
+  let description = [{
+    Normalises `input` over its trailing dimensions `normalized_shape`
+    to zero mean and unit variance (biased variance, `eps` added before the
+    square root), then scales by the optional `weight` and shifts by the
+    optional `bias` (both of shape `normalized_shape`).
+
+    Like PyTorch's `native_layer_norm` it has three results: the output,
+    and the per-row `mean` and reciprocal standard deviation `rstd`, shaped
+    as the leading dimensions followed by a 1 for every normalised
+    dimension. The gradient reads `mean` and `rstd` instead of recomputing
+    them.
+
+    Example:
+
+    ```mlir
+    %y, %mean, %rstd = ckpt.layer_norm %x weight %g bias %b normalized_shape = [512]
+        : (tensor<8x512x512xf32>, tensor<512xf32>, tensor<512xf32>)
+        -> (tensor<8x512x512xf32>, tensor<8x512x1xf32>, tensor<8x512x1xf32>)
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input,
+                       Optional<Ckpt_FloatTensor>:$weight,
+                       Optional<Ckpt_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$normalized_shape,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Ckpt_FloatTensor:$result, Ckpt_FloatTensor:$mean,
+                      Ckpt_FloatTensor:$rstd);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? (`bias` $bias^)?
+    `normalized_shape` `=` $normalized_shape (`eps` `=` $eps^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Ckpt_RmsNormOp : Ckpt_Op<"rms_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "root-mean-square normalisation over trailing dimensions";
+  let description = [{
+    Divides `input` by the root mean square of its trailing dimensions
+    `normalized_shape` (`eps` added before the square root) and scales by
+    the optional `weight` (of shape `normalized_shape`), as
+    `torch.nn.functional.rms_norm`. The second result is the reciprocal
+    RMS `rstd`, shaped as the leading dimensions followed by a 1 for every
+    normalised dimension, which the gradient reads.
+
+    Example:
+
+    ```mlir
+    %y, %rstd = ckpt.rms_norm %x weight %g normalized_shape = [512] eps = 1.000000e-05
+        : (tensor<8x512x512xf32>, tensor<512xf32>)
+        -> (tensor<8x512x512xf32>, tensor<8x512x1xf32>)
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input,
+                       Optional<Ckpt_FloatTensor>:$weight,
+                       DenseI64ArrayAttr:$normalized_shape,
+                       DefaultValuedAttr<F64Attr, "1.0e-6">:$eps);
+  let results = (outs Ckpt_FloatTensor:$result, Ckpt_FloatTensor:$rstd);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? `normalized_shape` `=` $normalized_shape
+    (`eps` `=` $eps^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Randomness
+//===----------------------------------------------------------------------===//
+
+def Ckpt_DropoutOp : Ckpt_Op<"dropout", [Pure, SameOperandsAndResultType]> {
+  let summary = "inverted dropout (torch.nn.functional.dropout, training mode)";
+  let description = [{
+    Zeroes each element with probability `p` and scales the survivors by
+    `1 / (1 - p)`. `p = 0` is the identity and `p = 1` zeroes everything;
+    `p` outside `[0, 1]` is rejected.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.dropout %x p = 1.000000e-01 : tensor<8x512x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input, F64Attr:$p);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = "$input `p` `=` $p attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+def Ckpt_ReshapeOp : Ckpt_Op<"reshape", [Pure]> {
+  let summary = "same elements, new shape (torch.reshape / view)";
+  let description = [{
+    Reinterprets `input` in row-major order with the result's shape. Element
+    type and element count stay the same.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.reshape %x : tensor<8x512x768xf32> -> tensor<8x512x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_AnyTensor:$input);
+  let results = (outs Ckpt_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Ckpt_TransposeOp : Ckpt_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "permutes dimensions (torch.permute; transpose swaps two)";
+  let description = [{
+    Result dimension `i` is input dimension `permutation[i]`. PyTorch's
+    `transpose(a, b)` is the permutation that swaps `a` and `b`.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.transpose %x permutation = [0, 2, 1, 3] : tensor<8x64x12x64xf32> -> tensor<8x12x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_AnyTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Ckpt_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `permutation` `=` $permutation attr-dict `:` type($input) `->`
+    type($result)
+  }];
+}
+
+def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure]> {
+  let summary = "broadcasts to a larger shape (torch.broadcast_to / expand)";
+  let description = [{
+    Stretches `input` to the result's shape with NumPy rules: dimensions
+    align from the right, and each input dimension equals the result's or
+    is 1; the result may add leading dimensions.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.broadcast_to %b : tensor<512xf32> -> tensor<8x512x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_AnyTensor:$input);
+  let results = (outs Ckpt_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Ckpt_SliceOp : Ckpt_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "strided slice along one dimension (x[..., start:end:step])";
+  let description = [{
+    Keeps indices `start, start + step, ...` below `end` along dimension
+    `dim`, with `0 <= start <= end <= size` and `step >= 1`; the result
+    has `ceil((end - start) / step)` elements there.
+
+    Example:
+
+    ```mlir
+    %q = ckpt.slice %qkv dim = 2 start = 0 end = 768
+        : tensor<8x64x2304xf32> -> tensor<8x64x768xf32>
+    %even = ckpt.slice %x dim = 0 start = 0 end = 8 step = 2
+        : tensor<8x4xf32> -> tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_AnyTensor:$input, I64Attr:$dim, I64Attr:$start,
+                       I64Attr:$end, DefaultValuedAttr<I64Attr, "1">:$step);
+  let results = (outs Ckpt_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim `start` `=` $start `end` `=` $end
+    (`step` `=` $step^)? attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Ckpt_ConcatOp : Ckpt_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "joins tensors along one dimension (torch.cat)";
+  let description = [{
+    All inputs have the same rank and element type and agree on every
+    dimension but `dim`, whose sizes add up in the result.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.concat %a, %b dim = 1
+        : (tensor<8x16xf32>, tensor<8x32xf32>) -> tensor<8x48xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Ckpt_AnyTensor>:$inputs, I64Attr:$dim);
+  let results = (outs Ckpt_AnyTensor:$result);
+  let assemblyFormat = [{
+    $inputs `dim` `=` $dim attr-dict `:` functional-type($inputs, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Ckpt_ReduceOp<string mnemonic, string torchName>
+    : Ckpt_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "reduction over dimensions (" # torchName # ")";
+  let description = [{
+    Reduces `input` with `}] # torchName # [{` over `dims` (all
+    dimensions when `dims` is absent). The reduced dimensions are dropped,
+    or kept with size 1 when `keepdim` is set.
+
+    Example:
+
+    ```mlir
+    %l = ckpt.}] # mnemonic # [{ %y : tensor<8x512x512xf32> -> tensor<f32>
+    %r = ckpt.}] # mnemonic # [{ %y dims = [2] keepdim : tensor<8x512x512xf32> -> tensor<8x512x1xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims, UnitAttr:$keepdim);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`dims` `=` $dims^)? (`keepdim` $keepdim^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
+      return inferReductionType(location, getOperationName(),
+                                adaptor.getInput().getType(), adaptor.getDims(),
+                                adaptor.getKeepdim(), inferred);
+    }
+  }];
+}
+
+def Ckpt_ReduceSumOp : Ckpt_ReduceOp<"reduce_sum", "torch.sum">;
+def Ckpt_ReduceMeanOp : Ckpt_ReduceOp<"reduce_mean", "torch.mean">;
+def Ckpt_ReduceMaxOp : Ckpt_ReduceOp<"reduce_max", "torch.amax">;
+
+//===----------------------------------------------------------------------===//
+// Lookup and losses
+//===----------------------------------------------------------------------===//
+
+def Ckpt_EmbeddingOp : Ckpt_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
+  let summary = "table lookup (torch.nn.functional.embedding)";
+  let description = [{
+    Gathers rows of `weight` (`[V, D]`) at `indices` (any `i64` shape `S`),
+    giving `S x [D]`. Indices must lie in `[0, V)`.
+
+    Example:
+
+    ```mlir
+    %e = ckpt.embedding %tokens, %wte
+        : (tensor<8x64xi64>, tensor<50304x768xf32>) -> tensor<8x64x768xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_IndexTensor:$indices, Ckpt_FloatTensor:$weight);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Ckpt_CrossEntropyOp : Ckpt_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
+  let summary = "mean cross-entropy of logits against class labels (torch.nn.functional.cross_entropy)";
+  let description = [{
+    `logits` is `[N, C]` and `labels` is `[N]` (`i64`, each in `[0, C)`).
+    Returns the mean over the batch of `-log_softmax(logits)[n, labels[n]]`
+    as a scalar tensor of the logits' element type.
+
+    Example:
+
+    ```mlir
+    %loss = ckpt.cross_entropy %logits, %labels
+        : (tensor<512x50304xf32>, tensor<512xi64>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$logits, Ckpt_IndexTensor:$labels);
+  let results = (outs Ckpt_ScalarFloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Ckpt_MseLossOp : Ckpt_Op<"mse_loss", [Pure, InferTypeOpAdaptor]> {
+  let summary = "mean squared error (torch.nn.functional.mse_loss)";
+  let description = [{
+    Returns `mean((input - target)^2)` over all elements as a scalar tensor;
+    `input` and `target` have the same type.
+
+    Example:
+
+    ```mlir
+    %loss = ckpt.mse_loss %y, %target : (tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input, Ckpt_FloatTensor:$target);
+  let results = (outs Ckpt_ScalarFloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Segments
+//===----------------------------------------------------------------------===//
+
+def Ckpt_CheckpointOp : Ckpt_Op<"checkpoint", [
+    IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "a user-marked recompute segment (torch.utils.checkpoint)";
+  let description = [{
+    Marks a segment of the forward graph whose activations should be
+    recomputed during backward instead of saved, like
+    `torch.utils.checkpoint`. The region is isolated from above: the
+    segment's inputs enter as block arguments bound to the operands, and
+    `ckpt.yield` returns the segment's outputs as the op's results. Only the
+    inputs are kept for backward; everything the segment computes is
+    recomputed.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.checkpoint(%in = %x, %wt = %w) : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32> {
+      %h = ckpt.linear %in, %wt : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
+      %g = ckpt.gelu %h : tensor<8x64xf32>
+      ckpt.yield %g : tensor<8x64xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Ckpt_AnyTensor>:$inputs);
+  let results = (outs Variadic<Ckpt_AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Ckpt_YieldOp : Ckpt_Op<"yield", [Pure, Terminator, ReturnLike,
+                                     HasParent<"CheckpointOp">]> {
+  let summary = "returns the outputs of a checkpoint segment";
+  let description = [{
+    Terminates the body of `ckpt.checkpoint`; its operands become the
+    checkpoint's results and must match their types.
+
+    Example:
+
+    ```mlir
+    ckpt.yield %g : tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Ckpt_AnyTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Not recomputable on purpose
+//===----------------------------------------------------------------------===//
+
+def Ckpt_IOResource : Resource<"::ckpt::IOResource">;
+def Ckpt_CommunicationResource : Resource<"::ckpt::CommunicationResource">;
+
+def Ckpt_PrintOp : Ckpt_Op<"print",
+    [MemoryEffects<[MemWrite<Ckpt_IOResource>]>]> {
+  let summary = "prints a tensor (I/O: never recomputed)";
+  let description = [{
+    Writes `input` to standard output, preceded by the optional `prefix`.
+    The op writes to the I/O resource, so it is never deleted as dead code
+    and never cloned into a recompute segment: a recomputed print would
+    print twice.
+
+    Example:
+
+    ```mlir
+    ckpt.print %h prefix = "hidden" : tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_AnyTensor:$input, OptionalAttr<StrAttr>:$prefix);
+  let assemblyFormat = [{
+    $input (`prefix` `=` $prefix^)? attr-dict `:` type($input)
+  }];
+}
+
+def Ckpt_AllReduceOp : Ckpt_Op<"all_reduce", [SameOperandsAndResultType,
+    MemoryEffects<[MemRead<Ckpt_CommunicationResource>,
+                   MemWrite<Ckpt_CommunicationResource>]>]> {
+  let summary = "collective reduction across ranks (never recomputed)";
+  let description = [{
+    Combines `input` across all ranks of the process group with
+    `reduction` (`sum`, the default and elided when printed, `mean` or
+    `max`). A collective must run the same number of times on every rank,
+    so it reads and writes the communication resource and is never cloned
+    into a recompute segment.
+
+    Example:
+
+    ```mlir
+    %g = ckpt.all_reduce %x reduction = mean : tensor<512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input,
+      DefaultValuedAttr<Ckpt_ReductionKind, "::ckpt::ReductionKind::Sum">:$reduction);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`reduction` `=` $reduction^)? attr-dict `:` type($input)
+  }];
+}
+
+def Ckpt_IndexAddOp : Ckpt_Op<"index_add", [Pure, InferTypeOpAdaptor]> {
+  let summary = "accumulates rows into a tensor at indices (torch.index_add)";
+  let description = [{
+    Returns a copy of `input` where, for each `i`, slice `i` of `source`
+    along `dim` is added to slice `index[i]` of the copy. `index` is 1-D
+    with as many entries as `source` has along `dim`; `source` matches
+    `input` in every other dimension.
+
+    `deterministic = false` allows accumulation in any order (atomics on a
+    GPU), so repeated runs can round differently: such an op is never
+    recomputed. The default is `true`.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.index_add %acc, %idx, %rows dim = 0 deterministic = false
+        : (tensor<100x64xf32>, tensor<32xi64>, tensor<32x64xf32>) -> tensor<100x64xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input, Ckpt_IndexTensor:$index,
+                       Ckpt_FloatTensor:$source, I64Attr:$dim,
+                       DefaultValuedAttr<BoolAttr, "true">:$deterministic);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    operands `dim` `=` $dim (`deterministic` `=` $deterministic^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+#endif // CKPT_OPS_TD

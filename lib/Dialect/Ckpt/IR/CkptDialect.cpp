@@ -1,0 +1,57 @@
+//===- CkptDialect.cpp - the ckpt dialect ---------------------------------===//
+//
+// Registers the ops and checks the dialect's discardable attributes: only
+// `ckpt.param` exists, and only on floating-point tensor arguments of
+// functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace ckpt;
+
+#include "ckpt/Dialect/Ckpt/IR/CkptOpsDialect.cpp.inc"
+
+void CkptDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.cpp.inc"
+      >();
+}
+
+LogicalResult CkptDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kParamAttrName)
+    return op->emitError() << "unknown ckpt argument attribute '"
+                           << attr.getName().getValue() << "'";
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << kParamAttrName
+                           << "' is a unit attribute and takes no value";
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (!func || regionIndex != 0)
+    return op->emitError() << "'" << kParamAttrName
+                           << "' is only valid on function arguments";
+  Type type = func.getArgument(argIndex).getType();
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !isa<FloatType>(tensor.getElementType()))
+    return op->emitError() << "'" << kParamAttrName << "' on argument "
+                           << argIndex << " of type " << type
+                           << ": parameters must be floating-point tensors";
+  return success();
+}
+
+LogicalResult CkptDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() == kParamAttrName)
+    return op->emitError() << "'" << kParamAttrName
+                           << "' belongs on function arguments, not on ops";
+  return op->emitError() << "unknown ckpt attribute '"
+                         << attr.getName().getValue() << "'";
+}

@@ -1,0 +1,661 @@
+//===- CkptOps.cpp - shape rules, verifiers and syntax of ckpt ops --------===//
+//
+// Result types are inferred from operands and attributes (InferTypeOpInterface)
+// so builders never spell them out; the inference doubles as the verifier and
+// names the exact dimension that disagrees. Dimensions of unknown size (`?`)
+// agree with anything.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace ckpt;
+
+#include "ckpt/Dialect/Ckpt/IR/CkptEnums.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared shape rules
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Prints a shape as `[8, 512, ?]`.
+struct ShapeText {
+  ArrayRef<int64_t> shape;
+};
+
+Diagnostic &operator<<(Diagnostic &diag, ShapeText text) {
+  diag << "[";
+  llvm::interleave(
+      text.shape,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          diag << "?";
+        else
+          diag << d;
+      },
+      [&] { diag << ", "; });
+  return diag << "]";
+}
+
+} // namespace
+
+/// Emits `'<op>' op <message>` at `loc` when a location is given; builders
+/// that infer types without one just fail.
+template <typename... Args>
+static LogicalResult opError(std::optional<Location> loc, StringRef opName,
+                             Args &&...args) {
+  return emitOptionalError(loc, "'", opName, "' op ",
+                           std::forward<Args>(args)...);
+}
+
+/// Two sizes conflict only when both are known and differ.
+static bool sizesConflict(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+}
+
+static LogicalResult checkSameElementType(std::optional<Location> loc,
+                                          StringRef opName, StringRef what,
+                                          TypeRange types) {
+  Type first = cast<ShapedType>(types.front()).getElementType();
+  for (Type type : types.drop_front()) {
+    Type element = cast<ShapedType>(type).getElementType();
+    if (element != first)
+      return opError(loc, opName, what, " must share one element type, got ",
+                     first, " and ", element);
+  }
+  return success();
+}
+
+static LogicalResult checkDim(std::optional<Location> loc, StringRef opName,
+                              int64_t dim, int64_t rank) {
+  if (dim < 0 || dim >= rank)
+    return opError(loc, opName, "dim ", dim,
+                   " is out of range for an input of rank ", rank);
+  return success();
+}
+
+// The three helpers below are called from definitions that CkptOps.td
+// generates for whole op classes (binary, reduction, softmax-like).
+
+static LogicalResult inferBroadcastType(std::optional<Location> loc, StringRef opName,
+                                 Type lhs, Type rhs,
+                                 SmallVectorImpl<Type> &inferred) {
+  if (failed(checkSameElementType(loc, opName, "operands", {lhs, rhs})))
+    return failure();
+  auto lhsType = cast<RankedTensorType>(lhs);
+  auto rhsType = cast<RankedTensorType>(rhs);
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(lhsType.getShape(),
+                                          rhsType.getShape(), shape))
+    return opError(loc, opName, "operand shapes ",
+                   ShapeText{lhsType.getShape()}, " and ",
+                   ShapeText{rhsType.getShape()}, " do not broadcast");
+  inferred.push_back(RankedTensorType::get(shape, lhsType.getElementType()));
+  return success();
+}
+
+static LogicalResult inferReductionType(std::optional<Location> loc, StringRef opName,
+                                 Type input, std::optional<ArrayRef<int64_t>> dims,
+                                 bool keepdim, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<RankedTensorType>(input);
+  int64_t rank = inputType.getRank();
+  llvm::SmallBitVector reduced(rank, !dims.has_value());
+  for (int64_t dim : dims.value_or(ArrayRef<int64_t>{})) {
+    if (failed(checkDim(loc, opName, dim, rank)))
+      return failure();
+    if (reduced.test(dim))
+      return opError(loc, opName, "dim ", dim, " is reduced twice");
+    reduced.set(dim);
+  }
+  SmallVector<int64_t> shape;
+  for (auto [i, size] : llvm::enumerate(inputType.getShape())) {
+    if (!reduced.test(i))
+      shape.push_back(size);
+    else if (keepdim)
+      shape.push_back(1);
+  }
+  inferred.push_back(RankedTensorType::get(shape, inputType.getElementType()));
+  return success();
+}
+
+static LogicalResult verifyDimInRange(Operation *op, int64_t dim,
+                                      Type input) {
+  return checkDim(op->getLoc(), op->getName().getStringRef(), dim,
+                  cast<RankedTensorType>(input).getRank());
+}
+
+/// The shape of the statistics of a normalisation: the leading dimensions,
+/// then a 1 for each normalised one (as PyTorch returns them).
+static RankedTensorType statisticsType(RankedTensorType input,
+                                       size_t normalizedRank) {
+  SmallVector<int64_t> shape(input.getShape().drop_back(normalizedRank));
+  shape.append(normalizedRank, 1);
+  return RankedTensorType::get(shape, input.getElementType());
+}
+
+/// Checks `normalized_shape` against the input's trailing dimensions and the
+/// affine operands, which must have exactly that shape.
+static LogicalResult checkNormalization(std::optional<Location> loc,
+                                        StringRef opName, RankedTensorType input,
+                                        ArrayRef<int64_t> normalizedShape,
+                                        double eps, ValueRange affine) {
+  if (normalizedShape.empty())
+    return opError(loc, opName, "normalized_shape must not be empty");
+  if (normalizedShape.size() > static_cast<size_t>(input.getRank()))
+    return opError(loc, opName, "normalized_shape ", ShapeText{normalizedShape},
+                   " has more dimensions than the input (rank ",
+                   input.getRank(), ")");
+  ArrayRef<int64_t> trailing =
+      input.getShape().take_back(normalizedShape.size());
+  for (auto [expected, actual] : llvm::zip_equal(normalizedShape, trailing)) {
+    if (expected <= 0)
+      return opError(loc, opName, "normalized_shape ",
+                     ShapeText{normalizedShape},
+                     " must have positive entries");
+    if (sizesConflict(expected, actual))
+      return opError(loc, opName, "normalized_shape ",
+                     ShapeText{normalizedShape},
+                     " does not match the trailing dimensions ",
+                     ShapeText{trailing}, " of the input");
+  }
+  if (!(eps >= 0.0))
+    return opError(loc, opName, "eps must be non-negative, got ", eps);
+  for (Value operand : affine) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if (type.getElementType() != input.getElementType())
+      return opError(loc, opName, "weight and bias must have the input's "
+                     "element type ", input.getElementType(), ", got ",
+                     type.getElementType());
+    if (type.getShape() != normalizedShape)
+      return opError(loc, opName, "weight and bias must have shape ",
+                     ShapeText{normalizedShape}, ", got ",
+                     ShapeText{type.getShape()});
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dense
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto weight = cast<RankedTensorType>(adaptor.getWeight().getType());
+  SmallVector<Type> types = {input, weight};
+  if (Value bias = adaptor.getBias())
+    types.push_back(bias.getType());
+  if (failed(checkSameElementType(loc, name, "input, weight and bias", types)))
+    return failure();
+  if (input.getRank() < 1)
+    return opError(loc, name, "input must have rank >= 1");
+  if (weight.getRank() != 2)
+    return opError(loc, name, "weight must be 2-D [out_features, "
+                   "in_features], got rank ", weight.getRank());
+  int64_t inFeatures = input.getShape().back();
+  if (sizesConflict(inFeatures, weight.getDimSize(1)))
+    return opError(loc, name, "input features (", inFeatures,
+                   ") do not match weight columns (", weight.getDimSize(1),
+                   ")");
+  if (Value bias = adaptor.getBias()) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1 ||
+        sizesConflict(biasType.getDimSize(0), weight.getDimSize(0)))
+      return opError(loc, name, "bias must be 1-D with ",
+                     weight.getDimSize(0), " elements (weight rows), got ",
+                     ShapeText{biasType.getShape()});
+  }
+  SmallVector<int64_t> shape(input.getShape().drop_back());
+  shape.push_back(weight.getDimSize(0));
+  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
+  if (failed(checkSameElementType(loc, name, "operands", {lhs, rhs})))
+    return failure();
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return opError(loc, name, "operands must have rank >= 2, got ranks ",
+                   lhs.getRank(), " and ", rhs.getRank());
+  int64_t lhsK = lhs.getShape().back();
+  int64_t rhsK = rhs.getShape().drop_back().back();
+  if (sizesConflict(lhsK, rhsK))
+    return opError(loc, name, "contraction sizes differ: lhs has K = ", lhsK,
+                   ", rhs has K = ", rhsK);
+  SmallVector<int64_t> shape;
+  if (!OpTrait::util::getBroadcastedShape(lhs.getShape().drop_back(2),
+                                          rhs.getShape().drop_back(2), shape))
+    return opError(loc, name, "batch dimensions ",
+                   ShapeText{lhs.getShape().drop_back(2)}, " and ",
+                   ShapeText{rhs.getShape().drop_back(2)},
+                   " do not broadcast");
+  shape.push_back(lhs.getShape().drop_back().back());
+  shape.push_back(rhs.getShape().back());
+  inferred.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+/// Binary elementwise types print as one type when operands and result agree,
+/// and as `(lhs, rhs) -> result` otherwise.
+static ParseResult parseElementwiseTypes(OpAsmParser &parser, Type &lhs,
+                                         Type &rhs, Type &result) {
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (parser.parseType(lhs) || parser.parseComma() ||
+        parser.parseType(rhs) || parser.parseRParen() ||
+        parser.parseArrow() || parser.parseType(result))
+      return failure();
+    return success();
+  }
+  if (parser.parseType(lhs))
+    return failure();
+  rhs = result = lhs;
+  return success();
+}
+
+static void printElementwiseTypes(OpAsmPrinter &printer, Operation *, Type lhs,
+                                  Type rhs, Type result) {
+  if (lhs == rhs && rhs == result) {
+    printer << lhs;
+    return;
+  }
+  printer << "(" << lhs << ", " << rhs << ") -> " << result;
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto cond = cast<RankedTensorType>(adaptor.getCondition().getType());
+  auto onTrue = cast<RankedTensorType>(adaptor.getTrueValue().getType());
+  auto onFalse = cast<RankedTensorType>(adaptor.getFalseValue().getType());
+  if (failed(checkSameElementType(loc, name, "true and false values",
+                                  {onTrue, onFalse})))
+    return failure();
+  SmallVector<int64_t> values, shape;
+  if (!OpTrait::util::getBroadcastedShape(onTrue.getShape(),
+                                          onFalse.getShape(), values) ||
+      !OpTrait::util::getBroadcastedShape(cond.getShape(), values, shape))
+    return opError(loc, name, "condition ", ShapeText{cond.getShape()},
+                   ", true value ", ShapeText{onTrue.getShape()},
+                   " and false value ", ShapeText{onFalse.getShape()},
+                   " do not broadcast");
+  inferred.push_back(RankedTensorType::get(shape, onTrue.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation and randomness
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  SmallVector<Value> affine;
+  if (Value weight = adaptor.getWeight())
+    affine.push_back(weight);
+  if (Value bias = adaptor.getBias())
+    affine.push_back(bias);
+  ArrayRef<int64_t> normalizedShape = adaptor.getNormalizedShape();
+  if (failed(checkNormalization(loc, getOperationName(), input,
+                                normalizedShape,
+                                adaptor.getEps().convertToDouble(), affine)))
+    return failure();
+  RankedTensorType stats = statisticsType(input, normalizedShape.size());
+  inferred.append({input, stats, stats});
+  return success();
+}
+
+LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  SmallVector<Value> affine;
+  if (Value weight = adaptor.getWeight())
+    affine.push_back(weight);
+  ArrayRef<int64_t> normalizedShape = adaptor.getNormalizedShape();
+  if (failed(checkNormalization(loc, getOperationName(), input,
+                                normalizedShape,
+                                adaptor.getEps().convertToDouble(), affine)))
+    return failure();
+  inferred.append({input, statisticsType(input, normalizedShape.size())});
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  double p = getP().convertToDouble();
+  if (!(p >= 0.0 && p <= 1.0))
+    return emitOpError() << "probability p = " << p << " is outside [0, 1]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto input = getInput().getType();
+  auto result = getResult().getType();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "element type changes from "
+                         << input.getElementType() << " to "
+                         << result.getElementType();
+  if (input.hasStaticShape() && result.hasStaticShape() &&
+      input.getNumElements() != result.getNumElements())
+    return emitOpError() << "element count changes from "
+                         << input.getNumElements() << " to "
+                         << result.getNumElements();
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> perm = adaptor.getPermutation();
+  if (static_cast<int64_t>(perm.size()) != input.getRank())
+    return opError(loc, name, "permutation has ", perm.size(),
+                   " entries but the input has rank ", input.getRank());
+  llvm::SmallBitVector seen(perm.size());
+  SmallVector<int64_t> shape;
+  for (int64_t source : perm) {
+    if (source < 0 || source >= input.getRank() || seen.test(source))
+      return opError(loc, name, "permutation ", ShapeText{perm},
+                     " is not a permutation of 0..", input.getRank() - 1);
+    seen.set(source);
+    shape.push_back(input.getDimSize(source));
+  }
+  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult BroadcastToOp::verify() {
+  auto input = getInput().getType();
+  auto result = getResult().getType();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "element type changes from "
+                         << input.getElementType() << " to "
+                         << result.getElementType();
+  if (input.getRank() > result.getRank())
+    return emitOpError() << "cannot broadcast rank " << input.getRank()
+                         << " to the smaller rank " << result.getRank();
+  int64_t offset = result.getRank() - input.getRank();
+  for (auto [i, size] : llvm::enumerate(input.getShape())) {
+    int64_t target = result.getDimSize(offset + i);
+    if (size != 1 && sizesConflict(size, target))
+      return emitOpError() << "input dimension " << i << " of size " << size
+                           << " cannot broadcast to size " << target;
+  }
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  int64_t dim = adaptor.getDim();
+  if (failed(checkDim(loc, name, dim, input.getRank())))
+    return failure();
+  int64_t start = adaptor.getStart(), end = adaptor.getEnd();
+  int64_t step = adaptor.getStep();
+  if (step < 1)
+    return opError(loc, name, "step must be >= 1, got ", step);
+  int64_t size = input.getDimSize(dim);
+  if (start < 0 || end < start ||
+      (!ShapedType::isDynamic(size) && end > size))
+    return opError(loc, name, "slice [", start, ", ", end,
+                   ") does not fit dimension ", dim, " of size ",
+                   ShapedType::isDynamic(size) ? std::string("?")
+                                               : std::to_string(size));
+  SmallVector<int64_t> shape(input.getShape());
+  shape[dim] = (end - start + step - 1) / step;
+  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return opError(loc, name, "needs at least one input");
+  if (failed(checkSameElementType(loc, name, "inputs", inputs.getTypes())))
+    return failure();
+  auto first = cast<RankedTensorType>(inputs.front().getType());
+  int64_t dim = adaptor.getDim();
+  if (failed(checkDim(loc, name, dim, first.getRank())))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [index, value] : llvm::enumerate(inputs.drop_front())) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() != first.getRank())
+      return opError(loc, name, "input ", index + 1, " has rank ",
+                     type.getRank(), " but input 0 has rank ",
+                     first.getRank());
+    for (int64_t d = 0; d < first.getRank(); ++d) {
+      if (d == dim)
+        continue;
+      if (sizesConflict(type.getDimSize(d), shape[d]))
+        return opError(loc, name, "input ", index + 1, " has shape ",
+                       ShapeText{type.getShape()},
+                       ", which differs from input 0 ",
+                       ShapeText{first.getShape()}, " outside dim ", dim);
+    }
+    shape[dim] = ShapedType::isDynamic(shape[dim]) ||
+                         type.isDynamicDim(dim)
+                     ? ShapedType::kDynamic
+                     : shape[dim] + type.getDimSize(dim);
+  }
+  inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Lookup and losses
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  auto weight = cast<RankedTensorType>(adaptor.getWeight().getType());
+  if (weight.getRank() != 2)
+    return opError(loc, getOperationName(),
+                   "weight must be 2-D [num_embeddings, embedding_dim], got "
+                   "rank ",
+                   weight.getRank());
+  SmallVector<int64_t> shape(indices.getShape());
+  shape.push_back(weight.getDimSize(1));
+  inferred.push_back(RankedTensorType::get(shape, weight.getElementType()));
+  return success();
+}
+
+LogicalResult CrossEntropyOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto logits = cast<RankedTensorType>(adaptor.getLogits().getType());
+  auto labels = cast<RankedTensorType>(adaptor.getLabels().getType());
+  if (logits.getRank() != 2)
+    return opError(loc, name, "logits must be 2-D [batch, classes], got rank ",
+                   logits.getRank());
+  if (labels.getRank() != 1)
+    return opError(loc, name, "labels must be 1-D [batch], got rank ",
+                   labels.getRank());
+  if (sizesConflict(logits.getDimSize(0), labels.getDimSize(0)))
+    return opError(loc, name, "batch sizes differ: logits have ",
+                   logits.getDimSize(0), " rows, labels have ",
+                   labels.getDimSize(0));
+  inferred.push_back(RankedTensorType::get({}, logits.getElementType()));
+  return success();
+}
+
+LogicalResult MseLossOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &inferred) {
+  Type input = adaptor.getInput().getType();
+  Type target = adaptor.getTarget().getType();
+  if (input != target)
+    return opError(loc, getOperationName(), "input ", input, " and target ",
+                   target, " must have the same type");
+  inferred.push_back(
+      RankedTensorType::get({}, cast<RankedTensorType>(input).getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Segments
+//===----------------------------------------------------------------------===//
+
+// Syntax:
+//   %r = ckpt.checkpoint(%in = %x, ...) : (types) -> types attributes {...} {
+//     ...
+//     ckpt.yield %v : type
+//   }
+ParseResult CheckpointOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> regionArgs;
+  SmallVector<OpAsmParser::UnresolvedOperand> inputs;
+  FunctionType signature;
+  SMLoc inputsLoc = parser.getCurrentLocation();
+  if (parser.parseAssignmentList(regionArgs, inputs) || parser.parseColon() ||
+      parser.parseType(signature))
+    return failure();
+  if (signature.getNumInputs() != inputs.size())
+    return parser.emitError(inputsLoc)
+           << "expected " << inputs.size() << " input types, got "
+           << signature.getNumInputs();
+  for (auto [arg, type] : llvm::zip_equal(regionArgs, signature.getInputs()))
+    arg.type = type;
+  if (parser.resolveOperands(inputs, signature.getInputs(), inputsLoc,
+                             result.operands))
+    return failure();
+  result.addTypes(signature.getResults());
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  return parser.parseRegion(*body, regionArgs);
+}
+
+void CheckpointOp::print(OpAsmPrinter &printer) {
+  printer << "(";
+  llvm::interleaveComma(
+      llvm::zip_equal(getBodyBlock().getArguments(), getInputs()), printer,
+      [&](auto pair) {
+        printer << std::get<0>(pair) << " = " << std::get<1>(pair);
+      });
+  printer << ") : ";
+  printer.printFunctionalType(getInputs().getTypes(), getResultTypes());
+  printer.printOptionalAttrDictWithKeyword((*this)->getAttrs());
+  printer << " ";
+  printer.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+LogicalResult CheckpointOp::verifyRegions() {
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body has " << body.getNumArguments()
+                         << " arguments but the op has "
+                         << getInputs().size() << " inputs";
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip_equal(body.getArgumentTypes(),
+                                       getInputs().getTypes()))) {
+    auto [argType, inputType] = pair;
+    if (argType != inputType)
+      return emitOpError() << "body argument " << index << " has type "
+                           << argType << " but input " << index
+                           << " has type " << inputType;
+  }
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError() << "body must end with 'ckpt.yield'";
+  if (yield.getValues().size() != getNumResults())
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size()
+           << " values but the enclosing checkpoint has " << getNumResults()
+           << " results";
+  for (auto [index, pair] : llvm::enumerate(llvm::zip_equal(
+           yield.getValues().getTypes(), getResultTypes()))) {
+    auto [yielded, declared] = pair;
+    if (yielded != declared)
+      return yield.emitOpError()
+             << "value " << index << " has type " << yielded
+             << " but checkpoint result " << index << " has type "
+             << declared;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Not recomputable on purpose
+//===----------------------------------------------------------------------===//
+
+LogicalResult IndexAddOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  auto index = cast<RankedTensorType>(adaptor.getIndex().getType());
+  auto source = cast<RankedTensorType>(adaptor.getSource().getType());
+  if (failed(checkSameElementType(loc, name, "input and source",
+                                  {input, source})))
+    return failure();
+  int64_t dim = adaptor.getDim();
+  if (failed(checkDim(loc, name, dim, input.getRank())))
+    return failure();
+  if (index.getRank() != 1)
+    return opError(loc, name, "index must be 1-D, got rank ",
+                   index.getRank());
+  if (source.getRank() != input.getRank())
+    return opError(loc, name, "source has rank ", source.getRank(),
+                   " but input has rank ", input.getRank());
+  if (sizesConflict(source.getDimSize(dim), index.getDimSize(0)))
+    return opError(loc, name, "source has ", source.getDimSize(dim),
+                   " slices along dim ", dim, " but index has ",
+                   index.getDimSize(0), " entries");
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (d != dim && sizesConflict(source.getDimSize(d), input.getDimSize(d)))
+      return opError(loc, name, "source shape ", ShapeText{source.getShape()},
+                     " differs from input shape ",
+                     ShapeText{input.getShape()}, " outside dim ", dim);
+  inferred.push_back(input);
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.cpp.inc"
