@@ -25,7 +25,7 @@ void CkptDialect::initialize() {
 }
 
 LogicalResult CkptDialect::verifyRegionArgAttribute(Operation *op,
-                                                    unsigned regionIndex,
+                                                    unsigned /*regionIndex*/,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
   if (attr.getName() != kParamAttrName)
@@ -34,11 +34,9 @@ LogicalResult CkptDialect::verifyRegionArgAttribute(Operation *op,
   if (!isa<UnitAttr>(attr.getValue()))
     return op->emitError() << "'" << kParamAttrName
                            << "' is a unit attribute and takes no value";
-  auto func = dyn_cast<FunctionOpInterface>(op);
-  if (!func || regionIndex != 0)
-    return op->emitError() << "'" << kParamAttrName
-                           << "' is only valid on function arguments";
-  Type type = func.getArgument(argIndex).getType();
+  // Only FunctionOpInterface verifies argument attributes, and it also does
+  // so for declarations, which have no entry block to read types from.
+  Type type = cast<FunctionOpInterface>(op).getArgumentTypes()[argIndex];
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !isa<FloatType>(tensor.getElementType()))
     return op->emitError() << "'" << kParamAttrName << "' on argument "

@@ -1,0 +1,206 @@
+// Every ckpt op round-trips through its custom syntax and the generic form.
+// RUN: ckpt-opt %s | ckpt-opt | FileCheck %s
+// RUN: ckpt-opt %s --mlir-print-op-generic | ckpt-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @dense
+//  CHECK-SAME:   (%[[X:.+]]: tensor<8x16xf32>, %[[W:.+]]: tensor<32x16xf32> {ckpt.param}, %[[B:.+]]: tensor<32xf32> {ckpt.param}, %[[Q:.+]]: tensor<2x1x4x16xf32>, %[[K:.+]]: tensor<3x16x5xf32>)
+func.func @dense(%x: tensor<8x16xf32>, %w: tensor<32x16xf32> {ckpt.param},
+                 %b: tensor<32xf32> {ckpt.param}, %q: tensor<2x1x4x16xf32>,
+                 %k: tensor<3x16x5xf32>) {
+  // CHECK: ckpt.linear %[[X]], %[[W]], %[[B]] : (tensor<8x16xf32>, tensor<32x16xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  %0 = ckpt.linear %x, %w, %b : (tensor<8x16xf32>, tensor<32x16xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  // CHECK: ckpt.linear %[[X]], %[[W]] : (tensor<8x16xf32>, tensor<32x16xf32>) -> tensor<8x32xf32>
+  %1 = ckpt.linear %x, %w : (tensor<8x16xf32>, tensor<32x16xf32>) -> tensor<8x32xf32>
+  // CHECK: ckpt.matmul %[[Q]], %[[K]] : (tensor<2x1x4x16xf32>, tensor<3x16x5xf32>) -> tensor<2x3x4x5xf32>
+  %2 = ckpt.matmul %q, %k : (tensor<2x1x4x16xf32>, tensor<3x16x5xf32>) -> tensor<2x3x4x5xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @elementwise
+//  CHECK-SAME:   (%[[A:.+]]: tensor<4x8xf32>, %[[V:.+]]: tensor<8xf32>, %[[M:.+]]: tensor<4x1xi1>, %[[S:.+]]: tensor<f32>, %[[H:.+]]: tensor<4x8xbf16>)
+func.func @elementwise(%a: tensor<4x8xf32>, %v: tensor<8xf32>, %m: tensor<4x1xi1>,
+                       %s: tensor<f32>, %h: tensor<4x8xbf16>) {
+  // CHECK: ckpt.add %[[A]], %[[A]] : tensor<4x8xf32>
+  %0 = ckpt.add %a, %a : tensor<4x8xf32>
+  // CHECK: ckpt.sub %[[A]], %[[V]] : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = ckpt.sub %a, %v : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  // CHECK: ckpt.mul %[[S]], %[[A]] : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = ckpt.mul %s, %a : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: ckpt.div %[[H]], %[[H]] : tensor<4x8xbf16>
+  %3 = ckpt.div %h, %h : tensor<4x8xbf16>
+  // CHECK: ckpt.neg %[[A]] : tensor<4x8xf32>
+  %4 = ckpt.neg %a : tensor<4x8xf32>
+  // CHECK: ckpt.exp %[[A]] : tensor<4x8xf32>
+  %5 = ckpt.exp %a : tensor<4x8xf32>
+  // CHECK: ckpt.log %[[A]] : tensor<4x8xf32>
+  %6 = ckpt.log %a : tensor<4x8xf32>
+  // CHECK: ckpt.tanh %[[A]] : tensor<4x8xf32>
+  %7 = ckpt.tanh %a : tensor<4x8xf32>
+  // CHECK: ckpt.sigmoid %[[A]] : tensor<4x8xf32>
+  %8 = ckpt.sigmoid %a : tensor<4x8xf32>
+  // CHECK: ckpt.relu %[[H]] : tensor<4x8xbf16>
+  %9 = ckpt.relu %h : tensor<4x8xbf16>
+  // CHECK: ckpt.silu %[[A]] : tensor<4x8xf32>
+  %10 = ckpt.silu %a : tensor<4x8xf32>
+  // The default approximation is elided.
+  // CHECK: ckpt.gelu %[[A]] : tensor<4x8xf32>
+  %11 = ckpt.gelu %a : tensor<4x8xf32>
+  // CHECK: ckpt.gelu %[[A]] : tensor<4x8xf32>
+  %12 = ckpt.gelu %a approximate = none : tensor<4x8xf32>
+  // CHECK: ckpt.gelu %[[A]] approximate = tanh : tensor<4x8xf32>
+  %13 = ckpt.gelu %a approximate = tanh : tensor<4x8xf32>
+  // CHECK: ckpt.where %[[M]], %[[A]], %[[S]] : (tensor<4x1xi1>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %14 = ckpt.where %m, %a, %s : (tensor<4x1xi1>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @normalization
+//  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x8xf16>, %[[G:.+]]: tensor<8xf16>, %[[B:.+]]: tensor<8xf16>, %[[G2:.+]]: tensor<4x8xf16>)
+func.func @normalization(%x: tensor<2x4x8xf16>, %g: tensor<8xf16>, %b: tensor<8xf16>,
+                         %g2: tensor<4x8xf16>) {
+  // CHECK: ckpt.softmax %[[X]] dim = 2 : tensor<2x4x8xf16>
+  %0 = ckpt.softmax %x dim = 2 : tensor<2x4x8xf16>
+  // CHECK: ckpt.log_softmax %[[X]] dim = 0 : tensor<2x4x8xf16>
+  %1 = ckpt.log_softmax %x dim = 0 : tensor<2x4x8xf16>
+  // CHECK: ckpt.layer_norm %[[X]] weight %[[G]] bias %[[B]] normalized_shape = [8] : (tensor<2x4x8xf16>, tensor<8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, tensor<2x4x1xf16>, tensor<2x4x1xf16>)
+  %2:3 = ckpt.layer_norm %x weight %g bias %b normalized_shape = [8]
+      : (tensor<2x4x8xf16>, tensor<8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, tensor<2x4x1xf16>, tensor<2x4x1xf16>)
+  // CHECK: ckpt.layer_norm %[[X]] bias %[[B]] normalized_shape = [8] eps = 1.000000e-03 : (tensor<2x4x8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, tensor<2x4x1xf16>, tensor<2x4x1xf16>)
+  %3:3 = ckpt.layer_norm %x bias %b normalized_shape = [8] eps = 1.0e-3
+      : (tensor<2x4x8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, tensor<2x4x1xf16>, tensor<2x4x1xf16>)
+  // CHECK: ckpt.layer_norm %[[X]] normalized_shape = [4, 8] : (tensor<2x4x8xf16>) -> (tensor<2x4x8xf16>, tensor<2x1x1xf16>, tensor<2x1x1xf16>)
+  %4:3 = ckpt.layer_norm %x normalized_shape = [4, 8]
+      : (tensor<2x4x8xf16>) -> (tensor<2x4x8xf16>, tensor<2x1x1xf16>, tensor<2x1x1xf16>)
+  // CHECK: ckpt.rms_norm %[[X]] weight %[[G2]] normalized_shape = [4, 8] : (tensor<2x4x8xf16>, tensor<4x8xf16>) -> (tensor<2x4x8xf16>, tensor<2x1x1xf16>)
+  %5:2 = ckpt.rms_norm %x weight %g2 normalized_shape = [4, 8]
+      : (tensor<2x4x8xf16>, tensor<4x8xf16>) -> (tensor<2x4x8xf16>, tensor<2x1x1xf16>)
+  // CHECK: ckpt.rms_norm %[[X]] normalized_shape = [8] eps = 1.000000e-05 : (tensor<2x4x8xf16>) -> (tensor<2x4x8xf16>, tensor<2x4x1xf16>)
+  %6:2 = ckpt.rms_norm %x normalized_shape = [8] eps = 1.0e-5
+      : (tensor<2x4x8xf16>) -> (tensor<2x4x8xf16>, tensor<2x4x1xf16>)
+  return
+}
+
+// CHECK-LABEL: func.func @dropout
+func.func @dropout(%x: tensor<4x8xf64>) {
+  // CHECK: ckpt.dropout %{{.+}} p = 1.000000e-01 : tensor<4x8xf64>
+  %0 = ckpt.dropout %x p = 0.1 : tensor<4x8xf64>
+  // The bounds are allowed: p = 0 is the identity, p = 1 zeroes.
+  // CHECK: ckpt.dropout %{{.+}} p = 0.000000e+00 : tensor<4x8xf64>
+  %1 = ckpt.dropout %x p = 0.0 : tensor<4x8xf64>
+  // CHECK: ckpt.dropout %{{.+}} p = 1.000000e+00 : tensor<4x8xf64>
+  %2 = ckpt.dropout %x p = 1.0 : tensor<4x8xf64>
+  return
+}
+
+// CHECK-LABEL: func.func @shape
+//  CHECK-SAME:   (%[[X:.+]]: tensor<2x3x4xf32>, %[[Y:.+]]: tensor<2x5x4xf32>, %[[I:.+]]: tensor<6xi64>, %[[M:.+]]: tensor<4xi1>)
+func.func @shape(%x: tensor<2x3x4xf32>, %y: tensor<2x5x4xf32>, %i: tensor<6xi64>,
+                 %m: tensor<4xi1>) {
+  // CHECK: ckpt.reshape %[[X]] : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %0 = ckpt.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  // CHECK: ckpt.reshape %[[I]] : tensor<6xi64> -> tensor<2x3xi64>
+  %1 = ckpt.reshape %i : tensor<6xi64> -> tensor<2x3xi64>
+  // CHECK: ckpt.transpose %[[X]] permutation = [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  %2 = ckpt.transpose %x permutation = [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  // CHECK: ckpt.broadcast_to %[[M]] : tensor<4xi1> -> tensor<3x4xi1>
+  %3 = ckpt.broadcast_to %m : tensor<4xi1> -> tensor<3x4xi1>
+  // CHECK: ckpt.broadcast_to %[[X]] : tensor<2x3x4xf32> -> tensor<5x2x3x4xf32>
+  %4 = ckpt.broadcast_to %x : tensor<2x3x4xf32> -> tensor<5x2x3x4xf32>
+  // The default step of 1 is elided.
+  // CHECK: ckpt.slice %[[X]] dim = 2 start = 1 end = 3 : tensor<2x3x4xf32> -> tensor<2x3x2xf32>
+  %5 = ckpt.slice %x dim = 2 start = 1 end = 3 step = 1 : tensor<2x3x4xf32> -> tensor<2x3x2xf32>
+  // CHECK: ckpt.slice %[[X]] dim = 2 start = 0 end = 4 step = 3 : tensor<2x3x4xf32> -> tensor<2x3x2xf32>
+  %6 = ckpt.slice %x dim = 2 start = 0 end = 4 step = 3 : tensor<2x3x4xf32> -> tensor<2x3x2xf32>
+  // CHECK: ckpt.slice %[[X]] dim = 1 start = 2 end = 2 : tensor<2x3x4xf32> -> tensor<2x0x4xf32>
+  %7 = ckpt.slice %x dim = 1 start = 2 end = 2 : tensor<2x3x4xf32> -> tensor<2x0x4xf32>
+  // CHECK: ckpt.concat %[[X]], %[[Y]], %[[X]] dim = 1 : (tensor<2x3x4xf32>, tensor<2x5x4xf32>, tensor<2x3x4xf32>) -> tensor<2x11x4xf32>
+  %8 = ckpt.concat %x, %y, %x dim = 1 : (tensor<2x3x4xf32>, tensor<2x5x4xf32>, tensor<2x3x4xf32>) -> tensor<2x11x4xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @reductions
+//  CHECK-SAME:   (%[[X:.+]]: tensor<2x3x4xf32>)
+func.func @reductions(%x: tensor<2x3x4xf32>) {
+  // CHECK: ckpt.reduce_sum %[[X]] : tensor<2x3x4xf32> -> tensor<f32>
+  %0 = ckpt.reduce_sum %x : tensor<2x3x4xf32> -> tensor<f32>
+  // CHECK: ckpt.reduce_mean %[[X]] dims = [2, 0] : tensor<2x3x4xf32> -> tensor<3xf32>
+  %1 = ckpt.reduce_mean %x dims = [2, 0] : tensor<2x3x4xf32> -> tensor<3xf32>
+  // CHECK: ckpt.reduce_max %[[X]] dims = [1] keepdim : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
+  %2 = ckpt.reduce_max %x dims = [1] keepdim : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
+  // CHECK: ckpt.reduce_sum %[[X]] keepdim : tensor<2x3x4xf32> -> tensor<1x1x1xf32>
+  %3 = ckpt.reduce_sum %x keepdim : tensor<2x3x4xf32> -> tensor<1x1x1xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @lookup_and_losses
+//  CHECK-SAME:   (%[[T:.+]]: tensor<2x5xi64>, %[[E:.+]]: tensor<100x16xf32>, %[[L:.+]]: tensor<10x100xf32>, %[[Y:.+]]: tensor<10xi64>)
+func.func @lookup_and_losses(%t: tensor<2x5xi64>, %e: tensor<100x16xf32>,
+                             %logits: tensor<10x100xf32>, %labels: tensor<10xi64>) {
+  // CHECK: ckpt.embedding %[[T]], %[[E]] : (tensor<2x5xi64>, tensor<100x16xf32>) -> tensor<2x5x16xf32>
+  %0 = ckpt.embedding %t, %e : (tensor<2x5xi64>, tensor<100x16xf32>) -> tensor<2x5x16xf32>
+  // CHECK: ckpt.cross_entropy %[[L]], %[[Y]] : (tensor<10x100xf32>, tensor<10xi64>) -> tensor<f32>
+  %1 = ckpt.cross_entropy %logits, %labels : (tensor<10x100xf32>, tensor<10xi64>) -> tensor<f32>
+  // CHECK: ckpt.mse_loss %[[L]], %[[L]] : (tensor<10x100xf32>, tensor<10x100xf32>) -> tensor<f32>
+  %2 = ckpt.mse_loss %logits, %logits : (tensor<10x100xf32>, tensor<10x100xf32>) -> tensor<f32>
+  return
+}
+
+// CHECK-LABEL: func.func @checkpoint
+//  CHECK-SAME:   (%[[X:.+]]: tensor<4x8xf32>, %[[W:.+]]: tensor<8x8xf32> {ckpt.param})
+func.func @checkpoint(%x: tensor<4x8xf32>, %w: tensor<8x8xf32> {ckpt.param}) -> tensor<4x8xf32> {
+  // CHECK: %[[R:.+]]:2 = ckpt.checkpoint(%[[IN:.+]] = %[[X]], %[[WT:.+]] = %[[W]]) : (tensor<4x8xf32>, tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {note = "block 1"} {
+  // CHECK-NEXT:   %[[H:.+]] = ckpt.linear %[[IN]], %[[WT]]
+  // CHECK-NEXT:   %[[G:.+]] = ckpt.gelu %[[H]]
+  // CHECK-NEXT:   ckpt.yield %[[G]], %[[H]] : tensor<4x8xf32>, tensor<4x8xf32>
+  // CHECK-NEXT: }
+  %r:2 = ckpt.checkpoint(%in = %x, %wt = %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {note = "block 1"} {
+    %h = ckpt.linear %in, %wt : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %g = ckpt.gelu %h : tensor<4x8xf32>
+    ckpt.yield %g, %h : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+  // A segment may also be empty of inputs and outputs.
+  // CHECK: ckpt.checkpoint() : () -> () {
+  // CHECK-NEXT: ckpt.yield
+  ckpt.checkpoint() : () -> () {
+    ckpt.yield
+  }
+  // CHECK: return %[[R]]#0
+  return %r#0 : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @not_recomputable
+//  CHECK-SAME:   (%[[X:.+]]: tensor<6x4xf32>, %[[I:.+]]: tensor<3xi64>, %[[S:.+]]: tensor<3x4xf32>)
+func.func @not_recomputable(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %s: tensor<3x4xf32>) {
+  // CHECK: ckpt.print %[[X]] : tensor<6x4xf32>
+  ckpt.print %x : tensor<6x4xf32>
+  // CHECK: ckpt.print %[[I]] prefix = "indices" : tensor<3xi64>
+  ckpt.print %i prefix = "indices" : tensor<3xi64>
+  // CHECK: ckpt.all_reduce %[[X]] : tensor<6x4xf32>
+  %0 = ckpt.all_reduce %x reduction = sum : tensor<6x4xf32>
+  // CHECK: ckpt.all_reduce %[[X]] reduction = mean : tensor<6x4xf32>
+  %1 = ckpt.all_reduce %x reduction = mean : tensor<6x4xf32>
+  // CHECK: ckpt.all_reduce %[[X]] reduction = max : tensor<6x4xf32>
+  %2 = ckpt.all_reduce %x reduction = max : tensor<6x4xf32>
+  // CHECK: ckpt.index_add %[[X]], %[[I]], %[[S]] dim = 0 : (tensor<6x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<6x4xf32>
+  %3 = ckpt.index_add %x, %i, %s dim = 0 deterministic = true : (tensor<6x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<6x4xf32>
+  // CHECK: ckpt.index_add %[[X]], %[[I]], %[[S]] dim = 0 deterministic = false : (tensor<6x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<6x4xf32>
+  %4 = ckpt.index_add %x, %i, %s dim = 0 deterministic = false : (tensor<6x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<6x4xf32>
+  return
+}
+
+// Unknown sizes agree with any size.
+// CHECK-LABEL: func.func @dynamic
+func.func @dynamic(%x: tensor<?x16xf32>, %w: tensor<32x?xf32>, %v: tensor<16xf32>) {
+  // CHECK: ckpt.linear %{{.+}}, %{{.+}} : (tensor<?x16xf32>, tensor<32x?xf32>) -> tensor<?x32xf32>
+  %0 = ckpt.linear %x, %w : (tensor<?x16xf32>, tensor<32x?xf32>) -> tensor<?x32xf32>
+  // CHECK: ckpt.add %{{.+}}, %{{.+}} : (tensor<?x16xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+  %1 = ckpt.add %x, %v : (tensor<?x16xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+  // CHECK: ckpt.reshape %{{.+}} : tensor<?x16xf32> -> tensor<?x4x4xf32>
+  %2 = ckpt.reshape %x : tensor<?x16xf32> -> tensor<?x4x4xf32>
+  return
+}
+
+// Parameters may also mark arguments of function declarations.
+// CHECK-LABEL: func.func private @declaration
+//  CHECK-SAME:   (tensor<4xf32> {ckpt.param})
+func.func private @declaration(tensor<4xf32> {ckpt.param})

@@ -1,0 +1,23 @@
+# lit configuration of the ckpt regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "CKPT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ckpt_obj_root, "test")
+config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py"]
+
+llvm_config.use_default_substitutions()
+config.substitutions.append(("%ckpt_src_root", config.ckpt_src_root))
+config.substitutions.append(("%ckpt_obj_root", config.ckpt_obj_root))
+config.substitutions.append(("%examples",
+                             os.path.join(config.ckpt_src_root, "examples")))
+
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(["ckpt-opt"], [config.ckpt_tools_dir])
