@@ -85,8 +85,8 @@ static LogicalResult checkDim(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-// The three helpers below are called from definitions that CkptOps.td
-// generates for whole op classes (binary, reduction, softmax-like).
+// The helpers below are called from definitions that CkptOps.td generates
+// for whole op classes (binary, reduction, softmax-like, inferring).
 
 static LogicalResult inferBroadcastType(std::optional<Location> loc, StringRef opName,
                                  Type lhs, Type rhs,
@@ -133,6 +133,19 @@ static LogicalResult verifyDimInRange(Operation *op, int64_t dim,
                                       Type input) {
   return checkDim(op->getLoc(), op->getName().getStringRef(), dim,
                   cast<RankedTensorType>(input).getRank());
+}
+
+static LogicalResult verifyResultTypes(Operation *op,
+                                       ArrayRef<Type> inferred) {
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip_equal(op->getResultTypes(), inferred))) {
+    auto [written, expected] = pair;
+    if (written != expected)
+      return op->emitOpError() << "result " << index << " has type " << written
+                               << " but the operands and attributes give "
+                               << expected;
+  }
+  return success();
 }
 
 /// The shape of the statistics of a normalisation: the leading dimensions,

@@ -17,10 +17,34 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 //===----------------------------------------------------------------------===//
+// Ops whose result types follow from operands and attributes
+//===----------------------------------------------------------------------===//
+
+// The verifier runs the inference, which names the offending dimension, and
+// compares its types with the written ones. It runs before
+// InferTypeOpInterface's own check (which happens after regions are
+// verified), so each problem is reported once, precisely.
+defvar Ckpt_VerifyByInference = [{
+  ::llvm::LogicalResult $cppClass::verify() {
+    ::llvm::SmallVector<::mlir::Type> inferred;
+    if (::mlir::failed(inferReturnTypes(getContext(), getLoc(), Adaptor(*this),
+                                        inferred)))
+      return ::mlir::failure();
+    return verifyResultTypes(getOperation(), inferred);
+  }
+}];
+
+class Ckpt_InferringOp<string mnemonic, list<Trait> traits = []>
+    : Ckpt_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)> {
+  let hasVerifier = 1;
+  let extraClassDefinition = Ckpt_VerifyByInference;
+}
+
+//===----------------------------------------------------------------------===//
 // Dense
 //===----------------------------------------------------------------------===//
 
-def Ckpt_LinearOp : Ckpt_Op<"linear", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_LinearOp : Ckpt_InferringOp<"linear"> {
   let summary = "affine map x W^T + b (torch.nn.functional.linear)";
   let description = [{
     Multiplies the last dimension of `input` (`[..., K]`) by the transposed
@@ -43,7 +67,7 @@ def Ckpt_LinearOp : Ckpt_Op<"linear", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Ckpt_MatmulOp : Ckpt_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_MatmulOp : Ckpt_InferringOp<"matmul"> {
   let summary = "batched matrix product with broadcast batch dimensions (torch.matmul)";
   let description = [{
     `lhs` is `[..., M, K]`, `rhs` is `[..., K, N]`; both have rank >= 2.
@@ -69,7 +93,7 @@ def Ckpt_MatmulOp : Ckpt_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 class Ckpt_BinaryOp<string mnemonic, string torchName>
-    : Ckpt_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Ckpt_InferringOp<mnemonic> {
   let summary = "elementwise " # mnemonic # " with broadcasting (" # torchName # ")";
   let description = [{
     Applies the operation elementwise after broadcasting both operands to a
@@ -90,7 +114,7 @@ class Ckpt_BinaryOp<string mnemonic, string torchName>
   let assemblyFormat = [{
     operands attr-dict `:` custom<ElementwiseTypes>(type($lhs), type($rhs), type($result))
   }];
-  let extraClassDefinition = [{
+  let extraClassDefinition = Ckpt_VerifyByInference # [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
@@ -154,7 +178,7 @@ def Ckpt_GeluOp : Ckpt_UnaryOp<"gelu", "x * Phi(x)"> {
   }];
 }
 
-def Ckpt_WhereOp : Ckpt_Op<"where", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_WhereOp : Ckpt_InferringOp<"where"> {
   let summary = "elementwise select with broadcasting (torch.where)";
   let description = [{
     Picks `true_value` where `condition` (an `i1` tensor) is set and
@@ -207,8 +231,8 @@ class Ckpt_SoftmaxLikeOp<string mnemonic, string torchName>
 def Ckpt_SoftmaxOp : Ckpt_SoftmaxLikeOp<"softmax", "softmax">;
 def Ckpt_LogSoftmaxOp : Ckpt_SoftmaxLikeOp<"log_softmax", "log_softmax">;
 
-def Ckpt_LayerNormOp : Ckpt_Op<"layer_norm",
-    [Pure, AttrSizedOperandSegments, InferTypeOpAdaptor]> {
+def Ckpt_LayerNormOp : Ckpt_InferringOp<"layer_norm",
+    [AttrSizedOperandSegments]> {
   let summary = "layer normalisation over trailing dimensions (torch.native_layer_norm)";
   let description = [{
     Normalises `input` over its trailing dimensions `normalized_shape`
@@ -244,7 +268,7 @@ def Ckpt_LayerNormOp : Ckpt_Op<"layer_norm",
   }];
 }
 
-def Ckpt_RmsNormOp : Ckpt_Op<"rms_norm", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_RmsNormOp : Ckpt_InferringOp<"rms_norm"> {
   let summary = "root-mean-square normalisation over trailing dimensions";
   let description = [{
     Divides `input` by the root mean square of its trailing dimensions
@@ -318,7 +342,7 @@ def Ckpt_ReshapeOp : Ckpt_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Ckpt_TransposeOp : Ckpt_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_TransposeOp : Ckpt_InferringOp<"transpose"> {
   let summary = "permutes dimensions (torch.permute; transpose swaps two)";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`. PyTorch's
@@ -357,7 +381,7 @@ def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Ckpt_SliceOp : Ckpt_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_SliceOp : Ckpt_InferringOp<"slice"> {
   let summary = "strided slice along one dimension (x[..., start:end:step])";
   let description = [{
     Keeps indices `start, start + step, ...` below `end` along dimension
@@ -382,7 +406,7 @@ def Ckpt_SliceOp : Ckpt_Op<"slice", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Ckpt_ConcatOp : Ckpt_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_ConcatOp : Ckpt_InferringOp<"concat"> {
   let summary = "joins tensors along one dimension (torch.cat)";
   let description = [{
     All inputs have the same rank and element type and agree on every
@@ -407,7 +431,7 @@ def Ckpt_ConcatOp : Ckpt_Op<"concat", [Pure, InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 class Ckpt_ReduceOp<string mnemonic, string torchName>
-    : Ckpt_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Ckpt_InferringOp<mnemonic> {
   let summary = "reduction over dimensions (" # torchName # ")";
   let description = [{
     Reduces `input` with `}] # torchName # [{` over `dims` (all
@@ -428,7 +452,7 @@ class Ckpt_ReduceOp<string mnemonic, string torchName>
     $input (`dims` `=` $dims^)? (`keepdim` $keepdim^)? attr-dict `:`
     type($input) `->` type($result)
   }];
-  let extraClassDefinition = [{
+  let extraClassDefinition = Ckpt_VerifyByInference # [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &inferred) {
@@ -447,7 +471,7 @@ def Ckpt_ReduceMaxOp : Ckpt_ReduceOp<"reduce_max", "torch.amax">;
 // Lookup and losses
 //===----------------------------------------------------------------------===//
 
-def Ckpt_EmbeddingOp : Ckpt_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_EmbeddingOp : Ckpt_InferringOp<"embedding"> {
   let summary = "table lookup (torch.nn.functional.embedding)";
   let description = [{
     Gathers rows of `weight` (`[V, D]`) at `indices` (any `i64` shape `S`),
@@ -467,7 +491,7 @@ def Ckpt_EmbeddingOp : Ckpt_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Ckpt_CrossEntropyOp : Ckpt_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_CrossEntropyOp : Ckpt_InferringOp<"cross_entropy"> {
   let summary = "mean cross-entropy of logits against class labels (torch.nn.functional.cross_entropy)";
   let description = [{
     `logits` is `[N, C]` and `labels` is `[N]` (`i64`, each in `[0, C)`).
@@ -488,7 +512,7 @@ def Ckpt_CrossEntropyOp : Ckpt_Op<"cross_entropy", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Ckpt_MseLossOp : Ckpt_Op<"mse_loss", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_MseLossOp : Ckpt_InferringOp<"mse_loss"> {
   let summary = "mean squared error (torch.nn.functional.mse_loss)";
   let description = [{
     Returns `mean((input - target)^2)` over all elements as a scalar tensor;
@@ -613,7 +637,7 @@ def Ckpt_AllReduceOp : Ckpt_Op<"all_reduce", [SameOperandsAndResultType,
   }];
 }
 
-def Ckpt_IndexAddOp : Ckpt_Op<"index_add", [Pure, InferTypeOpAdaptor]> {
+def Ckpt_IndexAddOp : Ckpt_InferringOp<"index_add"> {
   let summary = "accumulates rows into a tensor at indices (torch.index_add)";
   let description = [{
     Returns a copy of `input` where, for each `i`, slice `i` of `source`
