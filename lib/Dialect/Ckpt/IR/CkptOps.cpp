@@ -16,7 +16,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
 
-#include <cmath>
+#include <sstream>
 
 using namespace mlir;
 using namespace ckpt;
@@ -57,6 +57,14 @@ static LogicalResult opError(std::optional<Location> loc, StringRef opName,
                              Args &&...args) {
   return emitOptionalError(loc, "'", opName, "' op ",
                            std::forward<Args>(args)...);
+}
+
+/// The shortest readable spelling of a real in a message (1.5, not
+/// 1.500000e+00).
+static std::string realText(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
 }
 
 /// Two sizes conflict only when both are known and differ.
@@ -183,7 +191,8 @@ static LogicalResult checkNormalization(std::optional<Location> loc,
                      ShapeText{trailing}, " of the input");
   }
   if (!(eps >= 0.0))
-    return opError(loc, opName, "eps must be non-negative, got ", eps);
+    return opError(loc, opName, "eps must be non-negative, got ",
+                   realText(eps));
   for (Value operand : affine) {
     auto type = cast<RankedTensorType>(operand.getType());
     if (type.getElementType() != input.getElementType())
@@ -365,7 +374,8 @@ LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *,
 LogicalResult DropoutOp::verify() {
   double p = getP().convertToDouble();
   if (!(p >= 0.0 && p <= 1.0))
-    return emitOpError() << "probability p = " << p << " is outside [0, 1]";
+    return emitOpError() << "probability p = " << realText(p)
+                         << " is outside [0, 1]";
   return success();
 }
 

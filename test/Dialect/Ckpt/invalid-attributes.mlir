@@ -1,0 +1,44 @@
+// Messages about the dialect's discardable attributes.
+// RUN: ckpt-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @below {{'ckpt.param' on argument 1 of type 'tensor<4xi64>': parameters must be floating-point tensors}}
+func.func @integer_param(%x: tensor<4xf32> {ckpt.param}, %i: tensor<4xi64> {ckpt.param}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'ckpt.param' on argument 0 of type 'f32': parameters must be floating-point tensors}}
+func.func @scalar_param(%x: f32 {ckpt.param}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'ckpt.param' is a unit attribute and takes no value}}
+func.func @param_value(%x: tensor<4xf32> {ckpt.param = true}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{unknown ckpt argument attribute 'ckpt.parm'}}
+func.func @misspelled(%x: tensor<4xf32> {ckpt.parm}) {
+  return
+}
+
+// -----
+
+func.func @param_on_op(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.param' belongs on function arguments, not on ops}}
+  %y = ckpt.neg %x {ckpt.param} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_op_attribute(%x: tensor<4xf32>) {
+  // expected-error @below {{unknown ckpt attribute 'ckpt.recompute'}}
+  %y = ckpt.neg %x {ckpt.recompute} : tensor<4xf32>
+  return
+}

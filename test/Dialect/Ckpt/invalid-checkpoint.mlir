@@ -1,0 +1,82 @@
+// Verifier and parser messages of checkpoint segments.
+// RUN: ckpt-opt %s -split-input-file -verify-diagnostics
+
+func.func @yield_count(%x: tensor<4xf32>) {
+  %y = ckpt.checkpoint(%in = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @below {{'ckpt.yield' op yields 2 values but the enclosing checkpoint has 1 results}}
+    ckpt.yield %in, %in : tensor<4xf32>, tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @yield_type(%x: tensor<4xf32>) {
+  %y = ckpt.checkpoint(%in = %x) : (tensor<4xf32>) -> tensor<4xf16> {
+    // expected-error @below {{'ckpt.yield' op value 0 has type 'tensor<4xf32>' but checkpoint result 0 has type 'tensor<4xf16>'}}
+    ckpt.yield %in : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @argument_count(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.checkpoint' op body has 0 arguments but the op has 1 inputs}}
+  "ckpt.checkpoint"(%x) ({
+    "ckpt.yield"() : () -> ()
+  }) : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @argument_type(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.checkpoint' op body argument 0 has type 'tensor<4xf16>' but input 0 has type 'tensor<4xf32>'}}
+  %y = "ckpt.checkpoint"(%x) ({
+  ^bb0(%in: tensor<4xf16>):
+    "ckpt.yield"(%in) : (tensor<4xf16>) -> ()
+  }) : (tensor<4xf32>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+// The segment's inputs must be passed in: the region is isolated from above.
+func.func @captured_value(%x: tensor<4xf32>, %w: tensor<4xf32>) {
+  // expected-note @below {{required by region isolation constraints}}
+  %y = ckpt.checkpoint(%in = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @below {{'ckpt.add' op using value defined outside the region}}
+    %s = ckpt.add %in, %w : tensor<4xf32>
+    ckpt.yield %s : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @wrong_terminator(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.checkpoint' op body must end with 'ckpt.yield'}}
+  %y = "ckpt.checkpoint"(%x) ({
+  ^bb0(%in: tensor<4xf32>):
+    "llvm.unreachable"() : () -> ()
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @yield_outside(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.yield' op expects parent op 'ckpt.checkpoint'}}
+  ckpt.yield %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @signature_arity(%x: tensor<4xf32>, %w: tensor<4xf32>) {
+  // expected-error @below {{expected 2 input types, got 1}}
+  %y = ckpt.checkpoint(%in = %x, %win = %w) : (tensor<4xf32>) -> tensor<4xf32> {
+    ckpt.yield %in : tensor<4xf32>
+  }
+  return
+}
