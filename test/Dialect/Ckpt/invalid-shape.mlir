@@ -134,3 +134,11 @@ func.func @concat_dim(%a: tensor<2xf32>) {
   %y = ckpt.concat %a dim = 1 : (tensor<2xf32>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @concat_overflow(%a: tensor<4611686018427387904xf32>) {
+  // expected-error @below {{'ckpt.concat' op concatenated size along dim 0 overflows 64 bits}}
+  %y = ckpt.concat %a, %a dim = 0 : (tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32>) -> tensor<4xf32>
+  return
+}

@@ -15,6 +15,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <sstream>
 
@@ -462,7 +463,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                    ShapedType::isDynamic(size) ? std::string("?")
                                                : std::to_string(size));
   SmallVector<int64_t> shape(input.getShape());
-  shape[dim] = (end - start + step - 1) / step;
+  int64_t extent = end - start; // cannot overflow: 0 <= start <= end
+  shape[dim] = extent / step + (extent % step != 0);
   inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
@@ -497,10 +499,13 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
                        ", which differs from input 0 ",
                        ShapeText{first.getShape()}, " outside dim ", dim);
     }
-    shape[dim] = ShapedType::isDynamic(shape[dim]) ||
-                         type.isDynamicDim(dim)
-                     ? ShapedType::kDynamic
-                     : shape[dim] + type.getDimSize(dim);
+    if (ShapedType::isDynamic(shape[dim]) || type.isDynamicDim(dim)) {
+      shape[dim] = ShapedType::kDynamic;
+      continue;
+    }
+    if (llvm::AddOverflow(shape[dim], type.getDimSize(dim), shape[dim]))
+      return opError(loc, name, "concatenated size along dim ", dim,
+                     " overflows 64 bits");
   }
   inferred.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();

@@ -1,7 +1,7 @@
 //===- CkptDialect.h - the ckpt dialect -----------------------------------===//
 //
-// Declares the ckpt dialect, its enums and the side-effect resources of the
-// ops that must never be recomputed.
+// Declares the ckpt dialect, its enums and the side-effect resources that
+// keep effectful ops from being merged, deleted or recomputed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,12 @@
 #include "ckpt/Dialect/Ckpt/IR/CkptEnums.h.inc"
 
 namespace ckpt {
+
+/// The state of the implicit random generator that random ops draw from
+/// until their randomness is made explicit.
+struct RandomResource : mlir::SideEffects::Resource::Base<RandomResource> {
+  llvm::StringRef getName() final { return "ckpt::Random"; }
+};
 
 /// Program I/O (stdout, files): effects on it must happen exactly once.
 struct IOResource : mlir::SideEffects::Resource::Base<IOResource> {

@@ -47,7 +47,6 @@ def Ckpt_Dialect : Dialect {
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-def Ckpt_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
 def Ckpt_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Ckpt_IndexTensor : RankedTensorOf<[I64]>;
 def Ckpt_MaskTensor : RankedTensorOf<[I1]>;

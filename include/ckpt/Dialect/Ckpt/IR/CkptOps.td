@@ -10,8 +10,6 @@
 #define CKPT_OPS_TD
 
 include "ckpt/Dialect/Ckpt/IR/CkptDialect.td"
-include "mlir/IR/OpAsmInterface.td"
-include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -301,12 +299,20 @@ def Ckpt_RmsNormOp : Ckpt_InferringOp<"rms_norm"> {
 // Randomness
 //===----------------------------------------------------------------------===//
 
-def Ckpt_DropoutOp : Ckpt_Op<"dropout", [Pure, SameOperandsAndResultType]> {
+def Ckpt_RandomResource : Resource<"::ckpt::RandomResource">;
+
+def Ckpt_DropoutOp : Ckpt_Op<"dropout", [SameOperandsAndResultType,
+    MemoryEffects<[MemRead<Ckpt_RandomResource>, MemWrite<Ckpt_RandomResource>]>]> {
   let summary = "inverted dropout (torch.nn.functional.dropout, training mode)";
   let description = [{
     Zeroes each element with probability `p` and scales the survivors by
     `1 / (1 - p)`. `p = 0` is the identity and `p = 1` zeroes everything;
     `p` outside `[0, 1]` is rejected.
+
+    In this form the mask comes from an implicit generator: the op reads and
+    advances the random-state resource. It is therefore not pure — two
+    dropouts of one value are two different masks and are never merged, and
+    the op is never cloned into a recompute segment as it stands.
 
     Example:
 
@@ -588,6 +594,8 @@ def Ckpt_YieldOp : Ckpt_Op<"yield", [Pure, Terminator, ReturnLike,
 // Not recomputable on purpose
 //===----------------------------------------------------------------------===//
 
+// Resources of the ops that are not recomputable on purpose. Their names are
+// defined in CkptDialect.h.
 def Ckpt_IOResource : Resource<"::ckpt::IOResource">;
 def Ckpt_CommunicationResource : Resource<"::ckpt::CommunicationResource">;
 
