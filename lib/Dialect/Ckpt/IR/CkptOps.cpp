@@ -335,41 +335,46 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
 // Normalisation and randomness
 //===----------------------------------------------------------------------===//
 
+// Both normalisations: operands are the input and then whichever affine
+// operands are present; results are the output and `numStatistics`
+// statistics tensors.
+static LogicalResult inferNormalizationTypes(std::optional<Location> loc,
+                                             StringRef opName,
+                                             ValueRange operands,
+                                             ArrayRef<int64_t> normalizedShape,
+                                             const llvm::APFloat &eps,
+                                             unsigned numStatistics,
+                                             SmallVectorImpl<Type> &inferred) {
+  auto input = cast<RankedTensorType>(operands.front().getType());
+  if (failed(checkNormalization(loc, opName, input, normalizedShape,
+                                eps.convertToDouble(), operands.drop_front())))
+    return failure();
+  inferred.push_back(input);
+  inferred.append(numStatistics,
+                  statisticsType(input, normalizedShape.size()));
+  return success();
+}
+
 LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
-  SmallVector<Value> affine;
-  if (Value weight = adaptor.getWeight())
-    affine.push_back(weight);
-  if (Value bias = adaptor.getBias())
-    affine.push_back(bias);
-  ArrayRef<int64_t> normalizedShape = adaptor.getNormalizedShape();
-  if (failed(checkNormalization(loc, getOperationName(), input,
-                                normalizedShape,
-                                adaptor.getEps().convertToDouble(), affine)))
-    return failure();
-  RankedTensorType stats = statisticsType(input, normalizedShape.size());
-  inferred.append({input, stats, stats});
-  return success();
+  return inferNormalizationTypes(loc, getOperationName(),
+                                 adaptor.getOperands(),
+                                 adaptor.getNormalizedShape(),
+                                 adaptor.getEps(), /*numStatistics=*/2,
+                                 inferred);
 }
 
 LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
-  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
-  SmallVector<Value> affine;
-  if (Value weight = adaptor.getWeight())
-    affine.push_back(weight);
-  ArrayRef<int64_t> normalizedShape = adaptor.getNormalizedShape();
-  if (failed(checkNormalization(loc, getOperationName(), input,
-                                normalizedShape,
-                                adaptor.getEps().convertToDouble(), affine)))
-    return failure();
-  inferred.append({input, statisticsType(input, normalizedShape.size())});
-  return success();
+  return inferNormalizationTypes(loc, getOperationName(),
+                                 adaptor.getOperands(),
+                                 adaptor.getNormalizedShape(),
+                                 adaptor.getEps(), /*numStatistics=*/1,
+                                 inferred);
 }
 
 LogicalResult DropoutOp::verify() {
@@ -387,10 +392,6 @@ LogicalResult DropoutOp::verify() {
 LogicalResult ReshapeOp::verify() {
   auto input = getInput().getType();
   auto result = getResult().getType();
-  if (input.getElementType() != result.getElementType())
-    return emitOpError() << "element type changes from "
-                         << input.getElementType() << " to "
-                         << result.getElementType();
   if (input.hasStaticShape() && result.hasStaticShape() &&
       input.getNumElements() != result.getNumElements())
     return emitOpError() << "element count changes from "
@@ -425,10 +426,6 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
 LogicalResult BroadcastToOp::verify() {
   auto input = getInput().getType();
   auto result = getResult().getType();
-  if (input.getElementType() != result.getElementType())
-    return emitOpError() << "element type changes from "
-                         << input.getElementType() << " to "
-                         << result.getElementType();
   if (input.getRank() > result.getRank())
     return emitOpError() << "cannot broadcast rank " << input.getRank()
                          << " to the smaller rank " << result.getRank();

@@ -330,7 +330,8 @@ def Ckpt_DropoutOp : Ckpt_Op<"dropout", [SameOperandsAndResultType,
 // Shape
 //===----------------------------------------------------------------------===//
 
-def Ckpt_ReshapeOp : Ckpt_Op<"reshape", [Pure]> {
+def Ckpt_ReshapeOp : Ckpt_Op<"reshape", [Pure,
+    AllElementTypesMatch<["input", "result"]>]> {
   let summary = "same elements, new shape (torch.reshape / view)";
   let description = [{
     Reinterprets `input` in row-major order with the result's shape. Element
@@ -368,7 +369,8 @@ def Ckpt_TransposeOp : Ckpt_InferringOp<"transpose"> {
   }];
 }
 
-def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure]> {
+def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure,
+    AllElementTypesMatch<["input", "result"]>]> {
   let summary = "broadcasts to a larger shape (torch.broadcast_to / expand)";
   let description = [{
     Stretches `input` to the result's shape with NumPy rules: dimensions
