@@ -9,6 +9,7 @@
 #include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 

@@ -564,6 +564,151 @@ LogicalResult MseLossOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// Backward
+//===----------------------------------------------------------------------===//
+
+/// A gradient operand must have the type of the forward value it belongs to.
+static LogicalResult checkGradType(std::optional<Location> loc,
+                                   StringRef opName, StringRef what,
+                                   Type actual, Type expected) {
+  if (actual != expected)
+    return opError(loc, opName, what, " has type ", actual, " but must be ",
+                   expected);
+  return success();
+}
+
+/// The shared checks of layer_norm_grad and rms_norm_grad: the gradient has
+/// the input's type, the statistics have their forward shape, the weight is
+/// valid for the normalisation. Results: the input gradient and
+/// `numAffine` gradients of shape `normalized_shape`.
+static LogicalResult inferNormalizationGradTypes(
+    std::optional<Location> loc, StringRef opName, Value grad, Value input,
+    ValueRange statistics, Value weight, ArrayRef<int64_t> normalizedShape,
+    unsigned numAffine, SmallVectorImpl<Type> &inferred) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<Value> affine;
+  if (weight)
+    affine.push_back(weight);
+  if (failed(checkNormalization(loc, opName, inputType, normalizedShape,
+                                /*eps=*/0.0, affine)) ||
+      failed(checkGradType(loc, opName, "grad", grad.getType(), inputType)))
+    return failure();
+  RankedTensorType stats = statisticsType(inputType, normalizedShape.size());
+  for (Value statistic : statistics)
+    if (failed(checkGradType(loc, opName, "statistic", statistic.getType(),
+                             stats)))
+      return failure();
+  inferred.push_back(inputType);
+  inferred.append(numAffine, RankedTensorType::get(
+                                 normalizedShape, inputType.getElementType()));
+  return success();
+}
+
+LogicalResult LayerNormGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  return inferNormalizationGradTypes(
+      loc, getOperationName(), adaptor.getGrad(), adaptor.getInput(),
+      {adaptor.getMean(), adaptor.getRstd()}, adaptor.getWeight(),
+      adaptor.getNormalizedShape(), /*numAffine=*/2, inferred);
+}
+
+LogicalResult RmsNormGradOp::inferReturnTypes(MLIRContext *,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  return inferNormalizationGradTypes(
+      loc, getOperationName(), adaptor.getGrad(), adaptor.getInput(),
+      {adaptor.getRstd()}, adaptor.getWeight(), adaptor.getNormalizedShape(),
+      /*numAffine=*/1, inferred);
+}
+
+LogicalResult EmbeddingGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto grad = cast<RankedTensorType>(adaptor.getGrad().getType());
+  auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
+  if (grad.getRank() != indices.getRank() + 1 ||
+      grad.getShape().drop_back() != indices.getShape())
+    return opError(loc, name, "grad shape ", ShapeText{grad.getShape()},
+                   " must be the indices shape ",
+                   ShapeText{indices.getShape()}, " plus one dimension");
+  if (adaptor.getNumEmbeddings() < 1)
+    return opError(loc, name, "num_embeddings must be positive, got ",
+                   adaptor.getNumEmbeddings());
+  inferred.push_back(RankedTensorType::get(
+      {adaptor.getNumEmbeddings(), grad.getShape().back()},
+      grad.getElementType()));
+  return success();
+}
+
+LogicalResult CrossEntropyGradOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  SmallVector<Type> loss;
+  SmallVector<Value> operands = {adaptor.getLogits(), adaptor.getLabels()};
+  CrossEntropyOp::Adaptor forward(operands);
+  if (failed(CrossEntropyOp::inferReturnTypes(context, loc, forward, loss)) ||
+      failed(checkGradType(loc, getOperationName(), "grad",
+                           adaptor.getGrad().getType(), loss.front())))
+    return failure();
+  inferred.push_back(adaptor.getLogits().getType());
+  return success();
+}
+
+LogicalResult MseLossGradOp::inferReturnTypes(MLIRContext *context,
+                                              std::optional<Location> loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &inferred) {
+  SmallVector<Type> loss;
+  SmallVector<Value> operands = {adaptor.getInput(), adaptor.getTarget()};
+  MseLossOp::Adaptor forward(operands);
+  if (failed(MseLossOp::inferReturnTypes(context, loc, forward, loss)) ||
+      failed(checkGradType(loc, getOperationName(), "grad",
+                           adaptor.getGrad().getType(), loss.front())))
+    return failure();
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult ReduceMaxGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  SmallVector<Type> reduced;
+  if (failed(inferReductionType(loc, name, adaptor.getInput().getType(),
+                                adaptor.getDims(), adaptor.getKeepdim(),
+                                reduced)) ||
+      failed(checkGradType(loc, name, "grad", adaptor.getGrad().getType(),
+                           reduced.front())) ||
+      failed(checkGradType(loc, name, "output", adaptor.getOutput().getType(),
+                           reduced.front())))
+    return failure();
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+LogicalResult SliceGradOp::verify() {
+  // The forward slice of the result's shape must give the gradient's shape.
+  SmallVector<Type> sliced;
+  SliceOp::Properties properties;
+  properties.dim = getDimAttr();
+  properties.start = getStartAttr();
+  properties.end = getEndAttr();
+  properties.step = getStepAttr();
+  Value result = getResult();
+  SliceOp::Adaptor forward(ValueRange(result), DictionaryAttr(), properties);
+  if (failed(SliceOp::inferReturnTypes(getContext(), getLoc(), forward,
+                                       sliced)))
+    return failure();
+  if (sliced.front() != getGrad().getType())
+    return emitOpError() << "grad has type " << getGrad().getType()
+                         << " but slicing the result gives " << sliced.front();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Segments
 //===----------------------------------------------------------------------===//
 

@@ -37,6 +37,8 @@ def Ckpt_Dialect : Dialect {
   }];
   let hasRegionArgAttrVerify = 1;
   let hasOperationAttrVerify = 1;
+  // Gradient rules build scalar constants with arith.constant.
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
   let extraClassDeclaration = [{
     /// The unit attribute that marks a function argument as a parameter.
     static constexpr ::llvm::StringLiteral kParamAttrName = "ckpt.param";

@@ -8,6 +8,7 @@
 #define CKPT_DIALECT_CKPT_IR_CKPTOPS_H
 
 #include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptInterfaces.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"

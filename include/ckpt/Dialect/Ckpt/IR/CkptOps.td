@@ -10,9 +10,15 @@
 #define CKPT_OPS_TD
 
 include "ckpt/Dialect/Ckpt/IR/CkptDialect.td"
+include "ckpt/Dialect/Ckpt/IR/CkptInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// Forward ops with a gradient rule; every computing op has a cost.
+defvar Ckpt_Costed = [DeclareOpInterfaceMethods<Ckpt_CostOpInterface>];
+defvar Ckpt_Differentiable =
+    [DeclareOpInterfaceMethods<Ckpt_GradientOpInterface>] # Ckpt_Costed;
 
 //===----------------------------------------------------------------------===//
 // Ops whose result types follow from operands and attributes
@@ -42,7 +48,7 @@ class Ckpt_InferringOp<string mnemonic, list<Trait> traits = []>
 // Dense
 //===----------------------------------------------------------------------===//
 
-def Ckpt_LinearOp : Ckpt_InferringOp<"linear"> {
+def Ckpt_LinearOp : Ckpt_InferringOp<"linear", Ckpt_Differentiable> {
   let summary = "affine map x W^T + b (torch.nn.functional.linear)";
   let description = [{
     Multiplies the last dimension of `input` (`[..., K]`) by the transposed
@@ -65,7 +71,7 @@ def Ckpt_LinearOp : Ckpt_InferringOp<"linear"> {
   }];
 }
 
-def Ckpt_MatmulOp : Ckpt_InferringOp<"matmul"> {
+def Ckpt_MatmulOp : Ckpt_InferringOp<"matmul", Ckpt_Differentiable> {
   let summary = "batched matrix product with broadcast batch dimensions (torch.matmul)";
   let description = [{
     `lhs` is `[..., M, K]`, `rhs` is `[..., K, N]`; both have rank >= 2.
@@ -91,7 +97,7 @@ def Ckpt_MatmulOp : Ckpt_InferringOp<"matmul"> {
 //===----------------------------------------------------------------------===//
 
 class Ckpt_BinaryOp<string mnemonic, string torchName>
-    : Ckpt_InferringOp<mnemonic> {
+    : Ckpt_InferringOp<mnemonic, Ckpt_Differentiable> {
   let summary = "elementwise " # mnemonic # " with broadcasting (" # torchName # ")";
   let description = [{
     Applies the operation elementwise after broadcasting both operands to a
@@ -129,7 +135,8 @@ def Ckpt_MulOp : Ckpt_BinaryOp<"mul", "torch.mul">;
 def Ckpt_DivOp : Ckpt_BinaryOp<"div", "torch.div">;
 
 class Ckpt_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
-    : Ckpt_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType], traits)> {
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] # Ckpt_Differentiable
+                        # traits> {
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` for every element; the result has the
@@ -176,7 +183,7 @@ def Ckpt_GeluOp : Ckpt_UnaryOp<"gelu", "x * Phi(x)"> {
   }];
 }
 
-def Ckpt_WhereOp : Ckpt_InferringOp<"where"> {
+def Ckpt_WhereOp : Ckpt_InferringOp<"where", Ckpt_Differentiable> {
   let summary = "elementwise select with broadcasting (torch.where)";
   let description = [{
     Picks `true_value` where `condition` (an `i1` tensor) is set and
@@ -203,7 +210,7 @@ def Ckpt_WhereOp : Ckpt_InferringOp<"where"> {
 //===----------------------------------------------------------------------===//
 
 class Ckpt_SoftmaxLikeOp<string mnemonic, string torchName>
-    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] # Ckpt_Differentiable> {
   let summary = torchName # " along one dimension";
   let description = [{
     Computes `}] # torchName # [{` along dimension `dim`
@@ -230,7 +237,7 @@ def Ckpt_SoftmaxOp : Ckpt_SoftmaxLikeOp<"softmax", "softmax">;
 def Ckpt_LogSoftmaxOp : Ckpt_SoftmaxLikeOp<"log_softmax", "log_softmax">;
 
 def Ckpt_LayerNormOp : Ckpt_InferringOp<"layer_norm",
-    [AttrSizedOperandSegments]> {
+    [AttrSizedOperandSegments] # Ckpt_Differentiable> {
   let summary = "layer normalisation over trailing dimensions (torch.native_layer_norm)";
   let description = [{
     Normalises `input` over its trailing dimensions `normalized_shape`
@@ -266,7 +273,7 @@ def Ckpt_LayerNormOp : Ckpt_InferringOp<"layer_norm",
   }];
 }
 
-def Ckpt_RmsNormOp : Ckpt_InferringOp<"rms_norm"> {
+def Ckpt_RmsNormOp : Ckpt_InferringOp<"rms_norm", Ckpt_Differentiable> {
   let summary = "root-mean-square normalisation over trailing dimensions";
   let description = [{
     Divides `input` by the root mean square of its trailing dimensions
@@ -302,7 +309,8 @@ def Ckpt_RmsNormOp : Ckpt_InferringOp<"rms_norm"> {
 def Ckpt_RandomResource : Resource<"::ckpt::RandomResource">;
 
 def Ckpt_DropoutOp : Ckpt_Op<"dropout", [SameOperandsAndResultType,
-    MemoryEffects<[MemRead<Ckpt_RandomResource>, MemWrite<Ckpt_RandomResource>]>]> {
+    MemoryEffects<[MemRead<Ckpt_RandomResource>, MemWrite<Ckpt_RandomResource>]>]
+    # Ckpt_Costed> {
   let summary = "inverted dropout (torch.nn.functional.dropout, training mode)";
   let description = [{
     Zeroes each element with probability `p` and scales the survivors by
@@ -331,7 +339,7 @@ def Ckpt_DropoutOp : Ckpt_Op<"dropout", [SameOperandsAndResultType,
 //===----------------------------------------------------------------------===//
 
 def Ckpt_ReshapeOp : Ckpt_Op<"reshape", [Pure,
-    AllElementTypesMatch<["input", "result"]>]> {
+    AllElementTypesMatch<["input", "result"]>] # Ckpt_Differentiable> {
   let summary = "same elements, new shape (torch.reshape / view)";
   let description = [{
     Reinterprets `input` in row-major order with the result's shape. Element
@@ -349,7 +357,7 @@ def Ckpt_ReshapeOp : Ckpt_Op<"reshape", [Pure,
   let hasVerifier = 1;
 }
 
-def Ckpt_TransposeOp : Ckpt_InferringOp<"transpose"> {
+def Ckpt_TransposeOp : Ckpt_InferringOp<"transpose", Ckpt_Differentiable> {
   let summary = "permutes dimensions (torch.permute; transpose swaps two)";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`. PyTorch's
@@ -370,7 +378,7 @@ def Ckpt_TransposeOp : Ckpt_InferringOp<"transpose"> {
 }
 
 def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure,
-    AllElementTypesMatch<["input", "result"]>]> {
+    AllElementTypesMatch<["input", "result"]>] # Ckpt_Differentiable> {
   let summary = "broadcasts to a larger shape (torch.broadcast_to / expand)";
   let description = [{
     Stretches `input` to the result's shape with NumPy rules: dimensions
@@ -389,7 +397,7 @@ def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure,
   let hasVerifier = 1;
 }
 
-def Ckpt_SliceOp : Ckpt_InferringOp<"slice"> {
+def Ckpt_SliceOp : Ckpt_InferringOp<"slice", Ckpt_Differentiable> {
   let summary = "strided slice along one dimension (x[..., start:end:step])";
   let description = [{
     Keeps indices `start, start + step, ...` below `end` along dimension
@@ -414,7 +422,7 @@ def Ckpt_SliceOp : Ckpt_InferringOp<"slice"> {
   }];
 }
 
-def Ckpt_ConcatOp : Ckpt_InferringOp<"concat"> {
+def Ckpt_ConcatOp : Ckpt_InferringOp<"concat", Ckpt_Differentiable> {
   let summary = "joins tensors along one dimension (torch.cat)";
   let description = [{
     All inputs have the same rank and element type and agree on every
@@ -439,7 +447,7 @@ def Ckpt_ConcatOp : Ckpt_InferringOp<"concat"> {
 //===----------------------------------------------------------------------===//
 
 class Ckpt_ReduceOp<string mnemonic, string torchName>
-    : Ckpt_InferringOp<mnemonic> {
+    : Ckpt_InferringOp<mnemonic, Ckpt_Differentiable> {
   let summary = "reduction over dimensions (" # torchName # ")";
   let description = [{
     Reduces `input` with `}] # torchName # [{` over `dims` (all
@@ -479,7 +487,7 @@ def Ckpt_ReduceMaxOp : Ckpt_ReduceOp<"reduce_max", "torch.amax">;
 // Lookup and losses
 //===----------------------------------------------------------------------===//
 
-def Ckpt_EmbeddingOp : Ckpt_InferringOp<"embedding"> {
+def Ckpt_EmbeddingOp : Ckpt_InferringOp<"embedding", Ckpt_Differentiable> {
   let summary = "table lookup (torch.nn.functional.embedding)";
   let description = [{
     Gathers rows of `weight` (`[V, D]`) at `indices` (any `i64` shape `S`),
@@ -499,7 +507,7 @@ def Ckpt_EmbeddingOp : Ckpt_InferringOp<"embedding"> {
   }];
 }
 
-def Ckpt_CrossEntropyOp : Ckpt_InferringOp<"cross_entropy"> {
+def Ckpt_CrossEntropyOp : Ckpt_InferringOp<"cross_entropy", Ckpt_Differentiable> {
   let summary = "mean cross-entropy of logits against class labels (torch.nn.functional.cross_entropy)";
   let description = [{
     `logits` is `[N, C]` and `labels` is `[N]` (`i64`, each in `[0, C)`).
@@ -520,7 +528,7 @@ def Ckpt_CrossEntropyOp : Ckpt_InferringOp<"cross_entropy"> {
   }];
 }
 
-def Ckpt_MseLossOp : Ckpt_InferringOp<"mse_loss"> {
+def Ckpt_MseLossOp : Ckpt_InferringOp<"mse_loss", Ckpt_Differentiable> {
   let summary = "mean squared error (torch.nn.functional.mse_loss)";
   let description = [{
     Returns `mean((input - target)^2)` over all elements as a scalar tensor;
@@ -537,6 +545,273 @@ def Ckpt_MseLossOp : Ckpt_InferringOp<"mse_loss"> {
   let assemblyFormat = [{
     operands attr-dict `:` functional-type(operands, results)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Backward
+//
+// Gradient ops that the rules of the forward ops build. Where a forward op
+// already computes what a rule needs (matmul, transpose, reduce_sum,
+// broadcast_to, mul, ...), the rule uses it instead.
+//===----------------------------------------------------------------------===//
+
+class Ckpt_PointwiseGradOp<string mnemonic, string forward, string reads,
+                           string formula>
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] # Ckpt_Costed> {
+  let summary = "input gradient of ckpt." # forward;
+  let description = [{
+    Computes the gradient of `ckpt.}] # forward # [{`'s input from the
+    gradient of its result, `grad`, and its forward }] # reads # [{:
+    `}] # formula # [{`.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.}] # mnemonic # [{ %dy, %saved : tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$forward);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $forward attr-dict `:` type($result)";
+}
+
+def Ckpt_SigmoidGradOp : Ckpt_PointwiseGradOp<"sigmoid_grad", "sigmoid",
+    "result y", "grad * y * (1 - y)">;
+def Ckpt_TanhGradOp : Ckpt_PointwiseGradOp<"tanh_grad", "tanh",
+    "result y", "grad * (1 - y * y)">;
+def Ckpt_ReluGradOp : Ckpt_PointwiseGradOp<"relu_grad", "relu",
+    "result y", "y > 0 ? grad : 0">;
+def Ckpt_SiluGradOp : Ckpt_PointwiseGradOp<"silu_grad", "silu",
+    "input x", "grad * s * (1 + x * (1 - s)), s = sigmoid(x)">;
+
+def Ckpt_GeluGradOp : Ckpt_PointwiseGradOp<"gelu_grad", "gelu", "input x",
+    "grad * d gelu(x) / dx"> {
+  let description = [{
+    Computes the gradient of `ckpt.gelu`'s input from the gradient of its
+    result, `grad`, and its forward input `x`, for the same `approximate`
+    as the forward op (the exact erf form or the tanh approximation).
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.gelu_grad %dy, %x approximate = tanh : tensor<8x512x2048xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$forward,
+      DefaultValuedAttr<Ckpt_GeluApproximation,
+                        "::ckpt::GeluApproximation::None">:$approximate);
+  let assemblyFormat = [{
+    $grad `,` $forward (`approximate` `=` $approximate^)? attr-dict `:`
+    type($result)
+  }];
+}
+
+class Ckpt_SoftmaxLikeGradOp<string mnemonic, string forward, string formula>
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] # Ckpt_Costed> {
+  let summary = "input gradient of ckpt." # forward;
+  let description = [{
+    Computes the gradient of `ckpt.}] # forward # [{`'s input from the
+    gradient of its result, `grad`, and its forward result `y`, along the
+    same `dim`: `}] # formula # [{`.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.}] # mnemonic # [{ %dy, %y dim = 3 : tensor<8x12x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$forward,
+                       I64Attr:$dim);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $forward `dim` `=` $dim attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyDimInRange(getOperation(), getDim(), getGrad().getType());
+    }
+  }];
+}
+
+def Ckpt_SoftmaxGradOp : Ckpt_SoftmaxLikeGradOp<"softmax_grad", "softmax",
+    "y * (grad - sum(grad * y, dim))">;
+def Ckpt_LogSoftmaxGradOp : Ckpt_SoftmaxLikeGradOp<"log_softmax_grad",
+    "log_softmax", "grad - exp(y) * sum(grad, dim)">;
+
+def Ckpt_LayerNormGradOp : Ckpt_InferringOp<"layer_norm_grad", Ckpt_Costed> {
+  let summary = "gradients of ckpt.layer_norm";
+  let description = [{
+    Computes the gradients of `ckpt.layer_norm`'s input, weight and bias from
+    the gradient of its output, `grad`, and the forward `input`, `mean` and
+    `rstd` (plus the `weight` when the forward op has one). The weight and
+    bias gradients have shape `normalized_shape`; they are unused when the
+    forward op has no weight or bias.
+
+    Example:
+
+    ```mlir
+    %dx, %dw, %db = ckpt.layer_norm_grad %dy, %x, %mean, %rstd weight %w normalized_shape = [512]
+        : (tensor<8x512x512xf32>, tensor<8x512x512xf32>, tensor<8x512x1xf32>, tensor<8x512x1xf32>, tensor<512xf32>)
+        -> (tensor<8x512x512xf32>, tensor<512xf32>, tensor<512xf32>)
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$input,
+                       Ckpt_FloatTensor:$mean, Ckpt_FloatTensor:$rstd,
+                       Optional<Ckpt_FloatTensor>:$weight,
+                       DenseI64ArrayAttr:$normalized_shape);
+  let results = (outs Ckpt_FloatTensor:$input_grad,
+                      Ckpt_FloatTensor:$weight_grad,
+                      Ckpt_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $mean `,` $rstd (`weight` $weight^)?
+    `normalized_shape` `=` $normalized_shape attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Ckpt_RmsNormGradOp : Ckpt_InferringOp<"rms_norm_grad", Ckpt_Costed> {
+  let summary = "gradients of ckpt.rms_norm";
+  let description = [{
+    Computes the gradients of `ckpt.rms_norm`'s input and weight from the
+    gradient of its output, `grad`, and the forward `input` and `rstd` (plus
+    the `weight` when the forward op has one). The weight gradient has shape
+    `normalized_shape` and is unused when the forward op has no weight.
+
+    Example:
+
+    ```mlir
+    %dx, %dw = ckpt.rms_norm_grad %dy, %x, %rstd weight %w normalized_shape = [512]
+        : (tensor<8x512x512xf32>, tensor<8x512x512xf32>, tensor<8x512x1xf32>, tensor<512xf32>)
+        -> (tensor<8x512x512xf32>, tensor<512xf32>)
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$input,
+                       Ckpt_FloatTensor:$rstd,
+                       Optional<Ckpt_FloatTensor>:$weight,
+                       DenseI64ArrayAttr:$normalized_shape);
+  let results = (outs Ckpt_FloatTensor:$input_grad,
+                      Ckpt_FloatTensor:$weight_grad);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $rstd (`weight` $weight^)?
+    `normalized_shape` `=` $normalized_shape attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Ckpt_EmbeddingGradOp : Ckpt_InferringOp<"embedding_grad", Ckpt_Costed> {
+  let summary = "weight gradient of ckpt.embedding";
+  let description = [{
+    Accumulates the rows of `grad` (`S x [D]`) into a `[num_embeddings, D]`
+    zero tensor at `indices` (`S`). Rows are added in index order, so the
+    result is deterministic.
+
+    Example:
+
+    ```mlir
+    %dw = ckpt.embedding_grad %dy, %tokens num_embeddings = 50304
+        : (tensor<8x64x768xf32>, tensor<8x64xi64>) -> tensor<50304x768xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_IndexTensor:$indices,
+                       I64Attr:$num_embeddings);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $indices `num_embeddings` `=` $num_embeddings attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Ckpt_CrossEntropyGradOp : Ckpt_InferringOp<"cross_entropy_grad",
+    Ckpt_Costed> {
+  let summary = "logits gradient of ckpt.cross_entropy";
+  let description = [{
+    Computes `grad * (softmax(logits) - one_hot(labels)) / N` for `[N, C]`
+    logits, where `grad` is the scalar gradient of the loss.
+
+    Example:
+
+    ```mlir
+    %dl = ckpt.cross_entropy_grad %g, %logits, %labels
+        : (tensor<f32>, tensor<512x50304xf32>, tensor<512xi64>) -> tensor<512x50304xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_ScalarFloatTensor:$grad, Ckpt_FloatTensor:$logits,
+                       Ckpt_IndexTensor:$labels);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Ckpt_MseLossGradOp : Ckpt_InferringOp<"mse_loss_grad", Ckpt_Costed> {
+  let summary = "input gradient of ckpt.mse_loss";
+  let description = [{
+    Computes `grad * 2 * (input - target) / numel` where `grad` is the
+    scalar gradient of the loss; the target's gradient is its negation.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.mse_loss_grad %g, %y, %t
+        : (tensor<f32>, tensor<8x512xf32>, tensor<8x512xf32>) -> tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_ScalarFloatTensor:$grad, Ckpt_FloatTensor:$input,
+                       Ckpt_FloatTensor:$target);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    operands attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Ckpt_ReduceMaxGradOp : Ckpt_InferringOp<"reduce_max_grad", Ckpt_Costed> {
+  let summary = "input gradient of ckpt.reduce_max";
+  let description = [{
+    Distributes `grad` evenly over the elements of `input` that equal the
+    reduced maximum `output` (as `torch.amax`'s backward does). `dims` and
+    `keepdim` are the forward op's.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.reduce_max_grad %dy, %x, %m dims = [1]
+        : (tensor<8xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$input,
+                       Ckpt_FloatTensor:$output,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims,
+                       UnitAttr:$keepdim);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $output (`dims` `=` $dims^)? (`keepdim` $keepdim^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Ckpt_SliceGradOp : Ckpt_Op<"slice_grad", [Pure] # Ckpt_Costed> {
+  let summary = "input gradient of ckpt.slice";
+  let description = [{
+    Scatters `grad` back into a zero tensor of the result's (the forward
+    input's) shape at the positions the forward `ckpt.slice` with the same
+    `dim`, `start`, `end` and `step` read.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.slice_grad %dq dim = 2 start = 0 end = 768
+        : tensor<8x64x768xf32> -> tensor<8x64x2304xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, I64Attr:$dim, I64Attr:$start,
+                       I64Attr:$end, DefaultValuedAttr<I64Attr, "1">:$step);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `dim` `=` $dim `start` `=` $start `end` `=` $end
+    (`step` `=` $step^)? attr-dict `:` type($grad) `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -602,7 +877,7 @@ def Ckpt_IOResource : Resource<"::ckpt::IOResource">;
 def Ckpt_CommunicationResource : Resource<"::ckpt::CommunicationResource">;
 
 def Ckpt_PrintOp : Ckpt_Op<"print",
-    [MemoryEffects<[MemWrite<Ckpt_IOResource>]>]> {
+    [MemoryEffects<[MemWrite<Ckpt_IOResource>]>] # Ckpt_Costed> {
   let summary = "prints a tensor (I/O: never recomputed)";
   let description = [{
     Writes `input` to standard output, preceded by the optional `prefix`.
@@ -624,7 +899,7 @@ def Ckpt_PrintOp : Ckpt_Op<"print",
 
 def Ckpt_AllReduceOp : Ckpt_Op<"all_reduce", [SameOperandsAndResultType,
     MemoryEffects<[MemRead<Ckpt_CommunicationResource>,
-                   MemWrite<Ckpt_CommunicationResource>]>]> {
+                   MemWrite<Ckpt_CommunicationResource>]>] # Ckpt_Costed> {
   let summary = "collective reduction across ranks (never recomputed)";
   let description = [{
     Combines `input` across all ranks of the process group with
@@ -647,7 +922,7 @@ def Ckpt_AllReduceOp : Ckpt_Op<"all_reduce", [SameOperandsAndResultType,
   }];
 }
 
-def Ckpt_IndexAddOp : Ckpt_InferringOp<"index_add"> {
+def Ckpt_IndexAddOp : Ckpt_InferringOp<"index_add", Ckpt_Costed> {
   let summary = "accumulates rows into a tensor at indices (torch.index_add)";
   let description = [{
     Returns a copy of `input` where, for each `i`, slice `i` of `source`

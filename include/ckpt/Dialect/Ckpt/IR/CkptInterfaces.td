@@ -1,0 +1,70 @@
+//===- CkptInterfaces.td - op semantics for training and planning ---------===//
+//
+// What autodiff and the planner need to know about an op, implemented next
+// to the op: its gradient rule, the forward values that rule reads (the
+// saved tensors), and its cost.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_INTERFACES_TD
+#define CKPT_INTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Ckpt_GradientOpInterface : OpInterface<"GradientOpInterface"> {
+  let cppNamespace = "::ckpt";
+  let description = [{
+    The reverse-mode rule of a differentiable op. Given the gradients of its
+    results, the rule builds (at the builder's insertion point) the ops that
+    compute the gradients of the operands that need one. The rule may read
+    the op's forward values (operands and results); exactly those it reads
+    are its saved tensors, and `getSavedValues` must name them.
+
+    Gradients have the type of the value they belong to. A result without a
+    gradient is passed as a null value and counts as zero; an operand that
+    needs no gradient gets a null value back.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The forward values (operands or results of this op) that the rule
+        reads when the operands marked in `operandNeedsGrad` need gradients.
+      }],
+      "::llvm::SmallVector<::mlir::Value>", "getSavedValues",
+      (ins "::llvm::ArrayRef<bool>":$operandNeedsGrad)>,
+    InterfaceMethod<[{
+        Builds the gradients of the operands marked in `operandNeedsGrad`
+        from `resultGrads` (one per result, null when zero) and appends one
+        value per operand to `operandGrads` (null where none is needed).
+        Emits an error at the op and fails when the rule does not apply.
+      }],
+      "::llvm::LogicalResult", "buildGradients",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::llvm::ArrayRef<::mlir::Value>":$resultGrads,
+           "::llvm::ArrayRef<bool>":$operandNeedsGrad,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>
+  ];
+}
+
+def Ckpt_CostOpInterface : OpInterface<"CostOpInterface"> {
+  let cppNamespace = "::ckpt";
+  let description = [{
+    The cost model of an op on static shapes: floating-point operations and
+    bytes moved. Matrix products count 2*M*N*K; pointwise ops count their
+    element count times a per-op factor (docs/CostModel.md lists them).
+    Callers check that shapes are static before asking.
+  }];
+  let methods = [
+    InterfaceMethod<"Floating-point operations of one execution.",
+      "uint64_t", "getFlops", (ins)>,
+    InterfaceMethod<"Bytes read from operands.",
+      "uint64_t", "getBytesRead", (ins), [{}], [{
+        return ::ckpt::getTotalTensorBytes($_op->getOperandTypes());
+      }]>,
+    InterfaceMethod<"Bytes written to results.",
+      "uint64_t", "getBytesWritten", (ins), [{}], [{
+        return ::ckpt::getTotalTensorBytes($_op->getResultTypes());
+      }]>
+  ];
+}
+
+#endif // CKPT_INTERFACES_TD

@@ -1,0 +1,44 @@
+//===- TensorSize.h - element counts and bytes of tensors -----------------===//
+//
+// Exact sizes of statically shaped tensors, with overflow detected rather
+// than wrapped. Memory is counted as elements times element width; `i1` is
+// stored as one byte.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_DIALECT_CKPT_IR_TENSORSIZE_H
+#define CKPT_DIALECT_CKPT_IR_TENSORSIZE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace ckpt {
+
+/// Bytes one element occupies in memory.
+uint64_t getElementByteWidth(mlir::Type elementType);
+
+/// Elements of a statically shaped type; nullopt when a dimension is
+/// unknown or the count does not fit 64 bits.
+std::optional<uint64_t> getStaticElementCount(mlir::ShapedType type);
+
+/// Bytes of a statically shaped tensor (non-tensor types are 0 bytes);
+/// nullopt when a dimension is unknown or the size does not fit 64 bits.
+std::optional<uint64_t> getStaticTensorBytes(mlir::Type type);
+
+/// The sum of the bytes of `types`, saturating; unknown sizes count 0.
+/// Callers check sizes with `verifyStaticSizes` first.
+uint64_t getTotalTensorBytes(mlir::TypeRange types);
+
+/// Emits an error at `op` naming the first operand or result whose size is
+/// unknown (and the dimension) or does not fit 64 bits.
+mlir::LogicalResult verifyStaticSizes(mlir::Operation *op);
+
+/// Renders a byte count for people: "8388608 B (8 MiB)".
+std::string formatBytes(uint64_t bytes);
+
+} // namespace ckpt
+
+#endif // CKPT_DIALECT_CKPT_IR_TENSORSIZE_H

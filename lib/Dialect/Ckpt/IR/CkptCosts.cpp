@@ -1,0 +1,115 @@
+//===- CkptCosts.cpp - FLOP counts of ckpt ops ----------------------------===//
+//
+// The CostOpInterface of every computing op. Matrix products count
+// 2*M*N*K multiply-adds; pointwise and normalisation ops count elements
+// times a per-op factor that approximates their arithmetic; data movement
+// (reshape, transpose, slice, ...) counts no FLOPs. docs/CostModel.md has
+// the table. Counts saturate instead of wrapping.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace ckpt;
+
+static uint64_t elements(Value value) {
+  return getStaticElementCount(cast<ShapedType>(value.getType())).value_or(0);
+}
+
+static uint64_t times(uint64_t a, uint64_t b) {
+  return llvm::SaturatingMultiply(a, b);
+}
+
+/// FLOPs of a product of a `[rows, k]` by `[k, columns]` matrix, `batch`
+/// times.
+static uint64_t matmulFlops(uint64_t batch, int64_t rows, int64_t k,
+                            int64_t columns) {
+  return times(times(times(2 * batch, rows), k), columns);
+}
+
+uint64_t LinearOp::getFlops() {
+  RankedTensorType weight = getWeight().getType();
+  uint64_t rows = elements(getInput()) / std::max<int64_t>(
+                                             weight.getDimSize(1), 1);
+  uint64_t flops =
+      matmulFlops(1, rows, weight.getDimSize(1), weight.getDimSize(0));
+  return getBias() ? llvm::SaturatingAdd(flops, elements(getResult()))
+                   : flops;
+}
+
+uint64_t MatmulOp::getFlops() {
+  RankedTensorType result = getResult().getType();
+  int64_t rows = result.getDimSize(result.getRank() - 2);
+  int64_t columns = result.getDimSize(result.getRank() - 1);
+  int64_t k = getLhs().getType().getShape().back();
+  uint64_t batch = elements(getResult()) /
+                   std::max<uint64_t>(times(rows, columns), 1);
+  return matmulFlops(batch, rows, k, columns);
+}
+
+// FLOPs per element of the first result.
+#define CKPT_POINTWISE_FLOPS(Op, factor)                                       \
+  uint64_t Op::getFlops() {                                                    \
+    return times(elements(getOperation()->getResult(0)), factor);             \
+  }
+
+// Elementwise forward ops.
+CKPT_POINTWISE_FLOPS(AddOp, 1)
+CKPT_POINTWISE_FLOPS(SubOp, 1)
+CKPT_POINTWISE_FLOPS(MulOp, 1)
+CKPT_POINTWISE_FLOPS(DivOp, 1)
+CKPT_POINTWISE_FLOPS(NegOp, 1)
+CKPT_POINTWISE_FLOPS(ReluOp, 1)
+CKPT_POINTWISE_FLOPS(WhereOp, 1)
+CKPT_POINTWISE_FLOPS(ExpOp, 4)
+CKPT_POINTWISE_FLOPS(LogOp, 4)
+CKPT_POINTWISE_FLOPS(TanhOp, 4)
+CKPT_POINTWISE_FLOPS(SigmoidOp, 4)
+CKPT_POINTWISE_FLOPS(SiluOp, 5)
+CKPT_POINTWISE_FLOPS(GeluOp, 8)
+CKPT_POINTWISE_FLOPS(DropoutOp, 2)
+// Normalisation: max/sum/exp/divide passes over the data.
+CKPT_POINTWISE_FLOPS(SoftmaxOp, 5)
+CKPT_POINTWISE_FLOPS(LogSoftmaxOp, 5)
+CKPT_POINTWISE_FLOPS(LayerNormOp, 8)
+CKPT_POINTWISE_FLOPS(RmsNormOp, 5)
+// Data movement.
+CKPT_POINTWISE_FLOPS(ReshapeOp, 0)
+CKPT_POINTWISE_FLOPS(TransposeOp, 0)
+CKPT_POINTWISE_FLOPS(BroadcastToOp, 0)
+CKPT_POINTWISE_FLOPS(SliceOp, 0)
+CKPT_POINTWISE_FLOPS(ConcatOp, 0)
+CKPT_POINTWISE_FLOPS(EmbeddingOp, 0)
+// Backward.
+CKPT_POINTWISE_FLOPS(ReluGradOp, 1)
+CKPT_POINTWISE_FLOPS(SigmoidGradOp, 3)
+CKPT_POINTWISE_FLOPS(TanhGradOp, 3)
+CKPT_POINTWISE_FLOPS(SiluGradOp, 8)
+CKPT_POINTWISE_FLOPS(GeluGradOp, 12)
+CKPT_POINTWISE_FLOPS(SoftmaxGradOp, 4)
+CKPT_POINTWISE_FLOPS(LogSoftmaxGradOp, 4)
+CKPT_POINTWISE_FLOPS(LayerNormGradOp, 12)
+CKPT_POINTWISE_FLOPS(RmsNormGradOp, 8)
+CKPT_POINTWISE_FLOPS(CrossEntropyGradOp, 6)
+CKPT_POINTWISE_FLOPS(MseLossGradOp, 3)
+CKPT_POINTWISE_FLOPS(ReduceMaxGradOp, 3)
+CKPT_POINTWISE_FLOPS(SliceGradOp, 0)
+#undef CKPT_POINTWISE_FLOPS
+
+// FLOPs per element of an operand.
+#define CKPT_OPERAND_FLOPS(Op, operand, factor)                                \
+  uint64_t Op::getFlops() { return times(elements(operand), factor); }
+
+CKPT_OPERAND_FLOPS(ReduceSumOp, getInput(), 1)
+CKPT_OPERAND_FLOPS(ReduceMeanOp, getInput(), 1)
+CKPT_OPERAND_FLOPS(ReduceMaxOp, getInput(), 1)
+CKPT_OPERAND_FLOPS(CrossEntropyOp, getLogits(), 5)
+CKPT_OPERAND_FLOPS(MseLossOp, getInput(), 3)
+CKPT_OPERAND_FLOPS(EmbeddingGradOp, getGrad(), 1)
+CKPT_OPERAND_FLOPS(IndexAddOp, getSource(), 1)
+CKPT_OPERAND_FLOPS(AllReduceOp, getInput(), 1)
+CKPT_OPERAND_FLOPS(PrintOp, getInput(), 0)
+#undef CKPT_OPERAND_FLOPS

@@ -1,0 +1,647 @@
+//===- CkptGradients.cpp - gradient rules and saved tensors of ckpt ops ---===//
+//
+// The GradientOpInterface of every differentiable forward op: which forward
+// values its rule reads (its saved tensors) and the ops that compute its
+// operand gradients. Rules reuse forward ops (matmul, transpose, reduce_sum,
+// broadcast_to, mul, ...) where those express the gradient, and the
+// dedicated *_grad ops otherwise. Saved tensors follow PyTorch 1.13's
+// autograd unless noted (docs/Autodiff.md lists the differences).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+/// Builds gradient ops at the builder's insertion point with the forward
+/// op's location, so diagnostics and reports point at the user's line.
+struct GradBuilder {
+  GradBuilder(OpBuilder &builder, Operation *forward)
+      : b(builder), loc(forward->getLoc()) {}
+
+  /// A scalar tensor constant of the given element type.
+  Value scalar(Type elementType, double value) {
+    auto type = RankedTensorType::get({}, elementType);
+    return arith::ConstantOp::create(
+        b, loc, type,
+        DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
+  }
+
+  /// Sums a broadcast gradient back to the shape of the value it belongs to.
+  Value sumTo(Value grad, Type targetType) {
+    auto source = cast<RankedTensorType>(grad.getType());
+    auto target = cast<RankedTensorType>(targetType);
+    if (source == target)
+      return grad;
+    int64_t leading = source.getRank() - target.getRank();
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < leading; ++d)
+      dims.push_back(d);
+    for (int64_t d = 0; d < target.getRank(); ++d)
+      if (target.getDimSize(d) == 1 && source.getDimSize(leading + d) != 1)
+        dims.push_back(leading + d);
+    Value summed = grad;
+    if (!dims.empty())
+      summed = ReduceSumOp::create(b, loc, grad, b.getDenseI64ArrayAttr(dims),
+                                   /*keepdim=*/true);
+    if (summed.getType() != target)
+      summed = ReshapeOp::create(b, loc, target, summed);
+    return summed;
+  }
+
+  /// Swaps the last two dimensions.
+  Value transposeLastTwo(Value value) {
+    int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+    SmallVector<int64_t> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    return TransposeOp::create(b, loc, value, perm);
+  }
+
+  /// Reshapes `[d0, ..., dn-1, k]` to `[d0 * ... * dn-1, k]` (rank 1 becomes
+  /// `[1, k]`); unknown leading sizes give an unknown row count.
+  Value flattenToMatrix(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == 2)
+      return value;
+    int64_t rows = 1;
+    for (int64_t size : type.getShape().drop_back())
+      rows = ShapedType::isDynamic(size) || ShapedType::isDynamic(rows)
+                 ? ShapedType::kDynamic
+                 : rows * size;
+    return ReshapeOp::create(
+        b, loc,
+        RankedTensorType::get({rows, type.getShape().back()},
+                              type.getElementType()),
+        value);
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Dense
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> LinearOp::getSavedValues(ArrayRef<bool> needsGrad) {
+  SmallVector<Value> saved;
+  if (needsGrad[0])
+    saved.push_back(getWeight());
+  if (needsGrad[1])
+    saved.push_back(getInput());
+  return saved;
+}
+
+LogicalResult LinearOp::buildGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> needsGrad,
+                                       SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  Value dy = resultGrads[0];
+  operandGrads.assign(getNumOperands(), Value());
+  if (needsGrad[0]) {
+    // dx = dy W, computed on matrices so a rank-1 input works too.
+    Value dx = MatmulOp::create(builder, g.loc, g.flattenToMatrix(dy),
+                                getWeight());
+    if (dx.getType() != getInput().getType())
+      dx = ReshapeOp::create(builder, g.loc, getInput().getType(), dx);
+    operandGrads[0] = dx;
+  }
+  if (needsGrad[1]) {
+    // dW = dy^T x over all leading dimensions.
+    Value dyT = g.transposeLastTwo(g.flattenToMatrix(dy));
+    operandGrads[1] =
+        MatmulOp::create(builder, g.loc, dyT, g.flattenToMatrix(getInput()));
+  }
+  if (getBias() && needsGrad[2])
+    operandGrads[2] = g.sumTo(dy, getBias().getType());
+  return success();
+}
+
+SmallVector<Value> MatmulOp::getSavedValues(ArrayRef<bool> needsGrad) {
+  SmallVector<Value> saved;
+  if (needsGrad[0])
+    saved.push_back(getRhs());
+  if (needsGrad[1])
+    saved.push_back(getLhs());
+  return saved;
+}
+
+LogicalResult MatmulOp::buildGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> needsGrad,
+                                       SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  Value dc = resultGrads[0];
+  operandGrads.assign(2, Value());
+  if (needsGrad[0])
+    operandGrads[0] = g.sumTo(
+        MatmulOp::create(builder, g.loc, dc, g.transposeLastTwo(getRhs())),
+        getLhs().getType());
+  if (needsGrad[1])
+    operandGrads[1] = g.sumTo(
+        MatmulOp::create(builder, g.loc, g.transposeLastTwo(getLhs()), dc),
+        getRhs().getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> AddOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult AddOp::buildGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> needsGrad,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  operandGrads.assign(2, Value());
+  for (unsigned i = 0; i < 2; ++i)
+    if (needsGrad[i])
+      operandGrads[i] = g.sumTo(resultGrads[0], getOperand(i).getType());
+  return success();
+}
+
+SmallVector<Value> SubOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult SubOp::buildGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> needsGrad,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  operandGrads.assign(2, Value());
+  if (needsGrad[0])
+    operandGrads[0] = g.sumTo(resultGrads[0], getLhs().getType());
+  if (needsGrad[1])
+    operandGrads[1] = NegOp::create(
+        builder, g.loc, g.sumTo(resultGrads[0], getRhs().getType()));
+  return success();
+}
+
+SmallVector<Value> MulOp::getSavedValues(ArrayRef<bool> needsGrad) {
+  SmallVector<Value> saved;
+  if (needsGrad[0])
+    saved.push_back(getRhs());
+  if (needsGrad[1])
+    saved.push_back(getLhs());
+  return saved;
+}
+
+LogicalResult MulOp::buildGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> needsGrad,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  operandGrads.assign(2, Value());
+  for (unsigned i = 0; i < 2; ++i)
+    if (needsGrad[i])
+      operandGrads[i] = g.sumTo(
+          MulOp::create(builder, g.loc, resultGrads[0], getOperand(1 - i)),
+          getOperand(i).getType());
+  return success();
+}
+
+SmallVector<Value> DivOp::getSavedValues(ArrayRef<bool> needsGrad) {
+  if (needsGrad[1])
+    return {getLhs(), getRhs()};
+  if (needsGrad[0])
+    return {getRhs()};
+  return {};
+}
+
+LogicalResult DivOp::buildGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool> needsGrad,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  Value dy = resultGrads[0];
+  operandGrads.assign(2, Value());
+  if (needsGrad[0])
+    operandGrads[0] =
+        g.sumTo(DivOp::create(builder, g.loc, dy, getRhs()),
+                getLhs().getType());
+  if (needsGrad[1]) {
+    // d(a / b) / db = -a / b^2, as PyTorch's DivBackward0.
+    Value numerator = MulOp::create(builder, g.loc, dy, getLhs());
+    Value square = MulOp::create(builder, g.loc, getRhs(), getRhs());
+    Value quotient = DivOp::create(builder, g.loc, numerator, square);
+    operandGrads[1] = g.sumTo(NegOp::create(builder, g.loc, quotient),
+                              getRhs().getType());
+  }
+  return success();
+}
+
+SmallVector<Value> NegOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult NegOp::buildGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool>,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {NegOp::create(builder, getLoc(), resultGrads[0]).getResult()});
+  return success();
+}
+
+SmallVector<Value> ExpOp::getSavedValues(ArrayRef<bool>) {
+  return {getResult()};
+}
+
+LogicalResult ExpOp::buildGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool>,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {MulOp::create(builder, getLoc(), resultGrads[0], getResult())
+           .getResult()});
+  return success();
+}
+
+SmallVector<Value> LogOp::getSavedValues(ArrayRef<bool>) {
+  return {getInput()};
+}
+
+LogicalResult LogOp::buildGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool>,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {DivOp::create(builder, getLoc(), resultGrads[0], getInput())
+           .getResult()});
+  return success();
+}
+
+// The pointwise ops with a dedicated gradient op read either their result
+// (tanh, sigmoid, relu: as PyTorch saves) or their input (silu, gelu).
+#define CKPT_POINTWISE_GRADIENT(Op, GradOp, saved)                             \
+  SmallVector<Value> Op::getSavedValues(ArrayRef<bool>) { return {saved}; }    \
+  LogicalResult Op::buildGradients(OpBuilder &builder,                         \
+                                   ArrayRef<Value> resultGrads,                \
+                                   ArrayRef<bool>,                             \
+                                   SmallVectorImpl<Value> &operandGrads) {     \
+    operandGrads.assign(                                                       \
+        {GradOp::create(builder, getLoc(), resultGrads[0], saved)              \
+             .getResult()});                                                   \
+    return success();                                                          \
+  }
+
+CKPT_POINTWISE_GRADIENT(TanhOp, TanhGradOp, getResult())
+CKPT_POINTWISE_GRADIENT(SigmoidOp, SigmoidGradOp, getResult())
+CKPT_POINTWISE_GRADIENT(ReluOp, ReluGradOp, getResult())
+CKPT_POINTWISE_GRADIENT(SiluOp, SiluGradOp, getInput())
+#undef CKPT_POINTWISE_GRADIENT
+
+SmallVector<Value> GeluOp::getSavedValues(ArrayRef<bool>) {
+  return {getInput()};
+}
+
+LogicalResult GeluOp::buildGradients(OpBuilder &builder,
+                                     ArrayRef<Value> resultGrads,
+                                     ArrayRef<bool>,
+                                     SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({GeluGradOp::create(builder, getLoc(), resultGrads[0],
+                                          getInput(), getApproximate())
+                           .getResult()});
+  return success();
+}
+
+SmallVector<Value> WhereOp::getSavedValues(ArrayRef<bool>) {
+  return {getCondition()};
+}
+
+LogicalResult WhereOp::buildGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool> needsGrad,
+                                      SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  Value dy = resultGrads[0];
+  Value zero =
+      g.scalar(cast<RankedTensorType>(dy.getType()).getElementType(), 0.0);
+  operandGrads.assign(3, Value());
+  if (needsGrad[1])
+    operandGrads[1] = g.sumTo(
+        WhereOp::create(builder, g.loc, getCondition(), dy, zero),
+        getTrueValue().getType());
+  if (needsGrad[2])
+    operandGrads[2] = g.sumTo(
+        WhereOp::create(builder, g.loc, getCondition(), zero, dy),
+        getFalseValue().getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> SoftmaxOp::getSavedValues(ArrayRef<bool>) {
+  return {getResult()};
+}
+
+LogicalResult SoftmaxOp::buildGradients(OpBuilder &builder,
+                                        ArrayRef<Value> resultGrads,
+                                        ArrayRef<bool>,
+                                        SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({SoftmaxGradOp::create(builder, getLoc(),
+                                             resultGrads[0], getResult(),
+                                             getDim())
+                           .getResult()});
+  return success();
+}
+
+SmallVector<Value> LogSoftmaxOp::getSavedValues(ArrayRef<bool>) {
+  return {getResult()};
+}
+
+LogicalResult
+LogSoftmaxOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
+                             ArrayRef<bool>,
+                             SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({LogSoftmaxGradOp::create(builder, getLoc(),
+                                                resultGrads[0], getResult(),
+                                                getDim())
+                           .getResult()});
+  return success();
+}
+
+/// Normalisation statistics are for the gradient, not for the model: a
+/// gradient flowing into them has no rule.
+static LogicalResult rejectStatisticsGradients(Operation *op,
+                                               ArrayRef<Value> resultGrads) {
+  for (Value grad : resultGrads.drop_front())
+    if (grad)
+      return op->emitOpError()
+             << "has no gradient rule for uses of its statistics (mean, "
+                "rstd) on a path to the loss";
+  return success();
+}
+
+SmallVector<Value> LayerNormOp::getSavedValues(ArrayRef<bool>) {
+  SmallVector<Value> saved = {getInput(), getMean(), getRstd()};
+  if (getWeight())
+    saved.push_back(getWeight());
+  return saved;
+}
+
+LogicalResult LayerNormOp::buildGradients(OpBuilder &builder,
+                                          ArrayRef<Value> resultGrads,
+                                          ArrayRef<bool> needsGrad,
+                                          SmallVectorImpl<Value> &operandGrads) {
+  if (failed(rejectStatisticsGradients(*this, resultGrads)))
+    return failure();
+  auto grads = LayerNormGradOp::create(
+      builder, getLoc(), resultGrads[0], getInput(), getMean(), getRstd(),
+      getWeight(), getNormalizedShape());
+  // Operands are the input, then the weight and bias that are present.
+  operandGrads.assign({grads.getInputGrad()});
+  if (getWeight())
+    operandGrads.push_back(grads.getWeightGrad());
+  if (getBias())
+    operandGrads.push_back(grads.getBiasGrad());
+  for (auto [grad, needed] : llvm::zip_equal(operandGrads, needsGrad))
+    if (!needed)
+      grad = Value();
+  return success();
+}
+
+SmallVector<Value> RmsNormOp::getSavedValues(ArrayRef<bool>) {
+  SmallVector<Value> saved = {getInput(), getRstd()};
+  if (getWeight())
+    saved.push_back(getWeight());
+  return saved;
+}
+
+LogicalResult RmsNormOp::buildGradients(OpBuilder &builder,
+                                        ArrayRef<Value> resultGrads,
+                                        ArrayRef<bool> needsGrad,
+                                        SmallVectorImpl<Value> &operandGrads) {
+  if (failed(rejectStatisticsGradients(*this, resultGrads)))
+    return failure();
+  auto grads =
+      RmsNormGradOp::create(builder, getLoc(), resultGrads[0], getInput(),
+                            getRstd(), getWeight(), getNormalizedShape());
+  operandGrads.assign({grads.getInputGrad()});
+  if (getWeight())
+    operandGrads.push_back(grads.getWeightGrad());
+  for (auto [grad, needed] : llvm::zip_equal(operandGrads, needsGrad))
+    if (!needed)
+      grad = Value();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> ReshapeOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult ReshapeOp::buildGradients(OpBuilder &builder,
+                                        ArrayRef<Value> resultGrads,
+                                        ArrayRef<bool>,
+                                        SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({ReshapeOp::create(builder, getLoc(),
+                                         getInput().getType(), resultGrads[0])
+                           .getResult()});
+  return success();
+}
+
+SmallVector<Value> TransposeOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult TransposeOp::buildGradients(OpBuilder &builder,
+                                          ArrayRef<Value> resultGrads,
+                                          ArrayRef<bool>,
+                                          SmallVectorImpl<Value> &operandGrads) {
+  ArrayRef<int64_t> perm = getPermutation();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  operandGrads.assign(
+      {TransposeOp::create(builder, getLoc(), resultGrads[0], inverse)
+           .getResult()});
+  return success();
+}
+
+SmallVector<Value> BroadcastToOp::getSavedValues(ArrayRef<bool>) {
+  return {};
+}
+
+LogicalResult
+BroadcastToOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
+                              ArrayRef<bool>,
+                              SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  operandGrads.assign({g.sumTo(resultGrads[0], getInput().getType())});
+  return success();
+}
+
+SmallVector<Value> SliceOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult SliceOp::buildGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool>,
+                                      SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({SliceGradOp::create(builder, getLoc(),
+                                           getInput().getType(),
+                                           resultGrads[0], getDim(),
+                                           getStart(), getEnd(), getStep())
+                           .getResult()});
+  return success();
+}
+
+SmallVector<Value> ConcatOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult ConcatOp::buildGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> needsGrad,
+                                       SmallVectorImpl<Value> &operandGrads) {
+  int64_t dim = getDim();
+  int64_t offset = 0;
+  operandGrads.assign(getNumOperands(), Value());
+  for (auto [index, input] : llvm::enumerate(getInputs())) {
+    int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(dim);
+    if (ShapedType::isDynamic(size))
+      return emitOpError() << "has no gradient rule when input " << index
+                           << " has unknown size along dim " << dim;
+    if (needsGrad[index])
+      operandGrads[index] = SliceOp::create(builder, getLoc(), resultGrads[0],
+                                            dim, offset, offset + size, 1);
+    offset += size;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Broadcasts the gradient of a reduction back over the reduced dimensions.
+static Value broadcastReductionGrad(OpBuilder &builder, Location loc,
+                                    Value grad, RankedTensorType input,
+                                    std::optional<ArrayRef<int64_t>> dims) {
+  SmallVector<int64_t> keptShape(input.getShape());
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (!dims || llvm::is_contained(*dims, d))
+      keptShape[d] = 1;
+  auto kept = RankedTensorType::get(keptShape, input.getElementType());
+  if (grad.getType() != kept)
+    grad = ReshapeOp::create(builder, loc, kept, grad);
+  return BroadcastToOp::create(builder, loc, input, grad);
+}
+
+SmallVector<Value> ReduceSumOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult ReduceSumOp::buildGradients(OpBuilder &builder,
+                                          ArrayRef<Value> resultGrads,
+                                          ArrayRef<bool>,
+                                          SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({broadcastReductionGrad(
+      builder, getLoc(), resultGrads[0], getInput().getType(), getDims())});
+  return success();
+}
+
+SmallVector<Value> ReduceMeanOp::getSavedValues(ArrayRef<bool>) {
+  return {};
+}
+
+LogicalResult
+ReduceMeanOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
+                             ArrayRef<bool>,
+                             SmallVectorImpl<Value> &operandGrads) {
+  RankedTensorType input = getInput().getType();
+  std::optional<ArrayRef<int64_t>> dims = getDims();
+  uint64_t count = 1;
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    if (dims && !llvm::is_contained(*dims, d))
+      continue;
+    if (input.isDynamicDim(d))
+      return emitOpError() << "has no gradient rule when reduced dimension "
+                           << d << " has unknown size";
+    count *= input.getDimSize(d);
+  }
+  GradBuilder g(builder, *this);
+  Value spread = broadcastReductionGrad(builder, g.loc, resultGrads[0],
+                                        input, dims);
+  // Divide like PyTorch's MeanBackward (grad.expand(...) / count).
+  operandGrads.assign({DivOp::create(
+      builder, g.loc, spread,
+      g.scalar(input.getElementType(), static_cast<double>(count)))});
+  return success();
+}
+
+SmallVector<Value> ReduceMaxOp::getSavedValues(ArrayRef<bool>) {
+  return {getInput(), getResult()};
+}
+
+LogicalResult ReduceMaxOp::buildGradients(OpBuilder &builder,
+                                          ArrayRef<Value> resultGrads,
+                                          ArrayRef<bool>,
+                                          SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {ReduceMaxGradOp::create(builder, getLoc(), resultGrads[0], getInput(),
+                               getResult(), getDimsAttr(), getKeepdimAttr())
+           .getResult()});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Lookup and losses
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> EmbeddingOp::getSavedValues(ArrayRef<bool>) {
+  return {getIndices()};
+}
+
+LogicalResult EmbeddingOp::buildGradients(OpBuilder &builder,
+                                          ArrayRef<Value> resultGrads,
+                                          ArrayRef<bool> needsGrad,
+                                          SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(2, Value());
+  if (needsGrad[1])
+    operandGrads[1] = EmbeddingGradOp::create(
+        builder, getLoc(), resultGrads[0], getIndices(),
+        getWeight().getType().getDimSize(0));
+  return success();
+}
+
+SmallVector<Value> CrossEntropyOp::getSavedValues(ArrayRef<bool>) {
+  return {getLogits(), getLabels()};
+}
+
+LogicalResult
+CrossEntropyOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
+                               ArrayRef<bool>,
+                               SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({CrossEntropyGradOp::create(builder, getLoc(),
+                                                  resultGrads[0], getLogits(),
+                                                  getLabels())
+                           .getResult(),
+                       Value()});
+  return success();
+}
+
+SmallVector<Value> MseLossOp::getSavedValues(ArrayRef<bool>) {
+  return {getInput(), getTarget()};
+}
+
+LogicalResult MseLossOp::buildGradients(OpBuilder &builder,
+                                        ArrayRef<Value> resultGrads,
+                                        ArrayRef<bool> needsGrad,
+                                        SmallVectorImpl<Value> &operandGrads) {
+  Value grad = MseLossGradOp::create(builder, getLoc(), resultGrads[0],
+                                     getInput(), getTarget());
+  operandGrads.assign({needsGrad[0] ? grad : Value(),
+                       needsGrad[1] ? NegOp::create(builder, getLoc(), grad)
+                                    : Value()});
+  return success();
+}
