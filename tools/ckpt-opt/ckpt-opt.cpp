@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -24,6 +25,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  ckpt::registerCkptPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<ckpt::CkptDialect, mlir::arith::ArithDialect,

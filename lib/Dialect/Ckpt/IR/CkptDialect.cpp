@@ -1,8 +1,9 @@
 //===- CkptDialect.cpp - the ckpt dialect ---------------------------------===//
 //
-// Registers the ops and checks the dialect's discardable attributes: only
-// `ckpt.param` exists, and only on floating-point tensor arguments of
-// functions.
+// Registers the ops and checks the dialect's discardable attributes:
+// `ckpt.param` on floating-point tensor arguments of functions, and the unit
+// markers `ckpt.training_step` (functions) and `ckpt.backward` (ops) that
+// autodiff sets.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,9 +49,16 @@ LogicalResult CkptDialect::verifyRegionArgAttribute(Operation *op,
 
 LogicalResult CkptDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
-  if (attr.getName() == kParamAttrName)
+  StringRef name = attr.getName().getValue();
+  if (name == kParamAttrName)
     return op->emitError() << "'" << kParamAttrName
                            << "' belongs on function arguments, not on ops";
-  return op->emitError() << "unknown ckpt attribute '"
-                         << attr.getName().getValue() << "'";
+  if (name != kTrainingStepAttrName && name != kBackwardAttrName)
+    return op->emitError() << "unknown ckpt attribute '" << name << "'";
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << name
+                           << "' is a unit attribute and takes no value";
+  if (name == kTrainingStepAttrName && !isa<FunctionOpInterface>(op))
+    return op->emitError() << "'" << name << "' marks functions only";
+  return success();
 }

@@ -42,6 +42,11 @@ def Ckpt_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// The unit attribute that marks a function argument as a parameter.
     static constexpr ::llvm::StringLiteral kParamAttrName = "ckpt.param";
+    /// The unit attribute of functions built by ckpt-autodiff.
+    static constexpr ::llvm::StringLiteral kTrainingStepAttrName =
+        "ckpt.training_step";
+    /// The unit attribute of the backward ops of a training step.
+    static constexpr ::llvm::StringLiteral kBackwardAttrName = "ckpt.backward";
   }];
 }
 

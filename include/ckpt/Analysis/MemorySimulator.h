@@ -1,0 +1,49 @@
+//===- MemorySimulator.h - live tensor bytes of a training step -----------===//
+//
+// The one source of truth for memory: walks a function in program order
+// (segment bodies inline, where they run), allocates each op's results when
+// it runs, frees a value after its last use, and reports the peak of the
+// summed live bytes, where it occurs and what is live there. Arguments are
+// live throughout and returned values until the end; constants are globals
+// and take no heap bytes; a reshape is a view of its input. An op's operands
+// and results are live together while it runs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_ANALYSIS_MEMORYSIMULATOR_H
+#define CKPT_ANALYSIS_MEMORYSIMULATOR_H
+
+#include "ckpt/Analysis/SavedTensors.h"
+
+#include <array>
+
+namespace ckpt {
+
+struct LiveValue {
+  mlir::Value value;
+  ValueKind kind;
+  uint64_t bytes;
+};
+
+struct MemoryPeak {
+  /// Live bytes at the peak.
+  uint64_t bytes = 0;
+  /// The op running at the peak; null when the peak is the arguments alone.
+  mlir::Operation *op = nullptr;
+  /// What is live at the peak, in program order of definition.
+  llvm::SmallVector<LiveValue> live;
+  /// Live bytes at the peak per ValueKind.
+  std::array<uint64_t, 5> bytesByKind = {};
+
+  uint64_t getBytes(ValueKind kind) const {
+    return bytesByKind[static_cast<size_t>(kind)];
+  }
+};
+
+/// Simulates `func`; fails with an error at the op when a value has an
+/// unknown or overflowing size.
+mlir::FailureOr<MemoryPeak> simulateMemory(mlir::func::FuncOp func);
+
+} // namespace ckpt
+
+#endif // CKPT_ANALYSIS_MEMORYSIMULATOR_H

@@ -1,0 +1,71 @@
+//===- Passes.td - ckpt passes --------------------------------------------===//
+//
+// The passes of the checkpointing pipeline, in data-flow order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_TRANSFORMS_PASSES_TD
+#define CKPT_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CkptAutodiffPass : Pass<"ckpt-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Builds the training step (forward + backward) of forward graphs";
+  let description = [{
+    For every forward graph — a `func.func @f` with `{ckpt.param}` arguments
+    that returns one scalar loss — adds `@f_train` with the same arguments,
+    returning the loss followed by the gradient of every parameter in
+    argument order. Its body is the forward ops in their original order,
+    then the backward ops (marked `ckpt.backward`) in reverse order, built
+    by each op's gradient rule (`GradientOpInterface`).
+
+    - Gradients of values with several uses are accumulated with
+      `ckpt.add`.
+    - Only values on a path from a parameter to the loss get gradients;
+      labels, indices and inputs that do not depend on a parameter get none.
+    - A parameter that does not influence the loss gets a zero gradient and
+      a warning.
+    - An op without a gradient rule on such a path is an error at the op.
+    - `ckpt.checkpoint` segments stay in the forward as segment markers;
+      autodiff differentiates through them, and the forward values inside a
+      segment that backward reads are returned from it as extra results, so
+      they show up as the segment's saved tensors.
+
+    The training step carries the unit attribute `ckpt.training_step`.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "Differentiate only this function (default: every forward graph)">,
+    Option<"keepForward", "keep-forward", "bool", /*default=*/"true",
+           "Keep the forward function next to its training step">
+  ];
+  let dependentDialects = ["::ckpt::CkptDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
+  let summary = "Reports saved tensors and the simulated memory peak of training steps";
+  let description = [{
+    For every training step (`ckpt.training_step`), prints the saved
+    tensors — forward values that backward ops read — with the op that
+    produced each, its location, shape, element type and bytes, the totals
+    for activations and parameters, and the simulated peak memory with the
+    program point where it occurs and its split into parameters,
+    activations, gradients and temporaries. The IR is left unchanged.
+
+    `format=json` prints JSON instead of the table; `remarks` also emits one
+    remark per saved tensor (at its producer) and one per training step, so
+    tests and tools can read every number from diagnostics.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "Output format: text or json">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the report to ('-' for standard output)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Also emit the figures as remarks">
+  ];
+}
+
+#endif // CKPT_TRANSFORMS_PASSES_TD

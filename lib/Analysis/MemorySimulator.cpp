@@ -1,0 +1,151 @@
+//===- MemorySimulator.cpp - live tensor bytes of a training step ---------===//
+//
+// Flattens the function into the sequence of ops that run (segment bodies
+// inline), resolves aliases (segment block arguments and results stand for
+// other values; a reshape is a view of its input's buffer, as bufferization
+// makes it), computes each buffer's last use, then replays the sequence
+// adding new buffers and removing dead ones.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Analysis/MemorySimulator.h"
+
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+/// The ops of a function in execution order, with segment aliases resolved.
+struct Schedule {
+  SmallVector<Operation *> ops;
+  /// Values that name another value's buffer -> that value.
+  DenseMap<Value, Value> aliases;
+
+  Value resolve(Value value) const {
+    while (Value target = aliases.lookup(value))
+      value = target;
+    return value;
+  }
+
+  void add(Block &block) {
+    for (Operation &op : block) {
+      if (auto segment = dyn_cast<CheckpointOp>(op)) {
+        Block &body = segment.getBodyBlock();
+        for (auto [arg, input] :
+             llvm::zip_equal(body.getArguments(), segment.getInputs()))
+          aliases[arg] = input;
+        add(body);
+        auto yield = cast<YieldOp>(body.getTerminator());
+        for (auto [result, value] :
+             llvm::zip_equal(segment.getResults(), yield.getValues()))
+          aliases[result] = value;
+        continue;
+      }
+      if (auto reshape = dyn_cast<ReshapeOp>(op))
+        aliases[reshape.getResult()] = reshape.getInput();
+      if (!isa<YieldOp, func::ReturnOp>(op))
+        ops.push_back(&op);
+    }
+  }
+};
+
+} // namespace
+
+FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  Schedule schedule;
+  schedule.add(entry);
+  size_t end = schedule.ops.size();
+
+  // Last use of every value, by position in the schedule; returned values
+  // and arguments are used at the end.
+  DenseMap<Value, size_t> lastUse;
+  for (auto [index, op] : llvm::enumerate(schedule.ops))
+    for (Value operand : op->getOperands())
+      lastUse[schedule.resolve(operand)] = index;
+  llvm::DenseSet<Value> returned;
+  for (Value value : entry.getTerminator()->getOperands()) {
+    lastUse[schedule.resolve(value)] = end;
+    returned.insert(schedule.resolve(value));
+  }
+  // A backward buffer the step returns (through views too) is a gradient.
+  auto kindOf = [&](Value value) {
+    ValueKind kind = classifyValue(func, value);
+    return kind == ValueKind::Temporary && returned.contains(value)
+               ? ValueKind::Gradient
+               : kind;
+  };
+
+  MemoryPeak peak;
+  llvm::MapVector<Value, LiveValue> live;
+  uint64_t liveBytes = 0;
+  auto bytesOf = [&](Value value, Operation *owner) -> FailureOr<uint64_t> {
+    std::optional<uint64_t> bytes = getStaticTensorBytes(value.getType());
+    if (!bytes)
+      return owner->emitError()
+             << "value of type " << value.getType()
+             << " has no static size; memory simulation needs static shapes";
+    return *bytes;
+  };
+  auto recordPeak = [&](Operation *op) {
+    if (liveBytes < peak.bytes || (peak.op && liveBytes == peak.bytes))
+      return;
+    peak.bytes = liveBytes;
+    peak.op = op;
+    peak.live.clear();
+    peak.bytesByKind = {};
+    for (const LiveValue &value : llvm::make_second_range(live)) {
+      peak.live.push_back(value);
+      peak.bytesByKind[static_cast<size_t>(value.kind)] += value.bytes;
+    }
+  };
+
+  for (BlockArgument arg : entry.getArguments()) {
+    FailureOr<uint64_t> bytes = bytesOf(arg, func);
+    if (failed(bytes))
+      return failure();
+    live[arg] = {arg, kindOf(arg), *bytes};
+    liveBytes = llvm::SaturatingAdd(liveBytes, *bytes);
+  }
+  recordPeak(nullptr);
+
+  for (auto [index, op] : llvm::enumerate(schedule.ops)) {
+    bool constant = isa<arith::ConstantOp>(op);
+    for (Value result : op->getResults()) {
+      if (schedule.aliases.contains(result))
+        continue;
+      FailureOr<uint64_t> bytes = bytesOf(result, op);
+      if (failed(bytes))
+        return failure();
+      uint64_t heapBytes = constant ? 0 : *bytes;
+      live[result] = {result, kindOf(result), heapBytes};
+      liveBytes = llvm::SaturatingAdd(liveBytes, heapBytes);
+    }
+    recordPeak(op);
+    // Free what this op was the last to use, and results nobody uses.
+    SmallVector<Value> dead;
+    for (Value operand : op->getOperands()) {
+      Value value = schedule.resolve(operand);
+      if (!isa<BlockArgument>(value) && lastUse.lookup(value) == index)
+        dead.push_back(value);
+    }
+    for (Value result : op->getResults())
+      if (!lastUse.contains(schedule.resolve(result)))
+        dead.push_back(schedule.resolve(result));
+    for (Value value : dead) {
+      auto it = live.find(value);
+      if (it == live.end())
+        continue;
+      liveBytes -= it->second.bytes;
+      live.erase(it);
+    }
+  }
+  return peak;
+}

@@ -1,0 +1,110 @@
+//===- SavedTensors.cpp - forward values that backward reads --------------===//
+//
+// A saved tensor is a top-level forward value of a training step with at
+// least one backward user. Sizes come from static shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Analysis/SavedTensors.h"
+
+#include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace ckpt;
+
+StringRef ckpt::getValueKindName(ValueKind kind, bool plural) {
+  switch (kind) {
+  case ValueKind::Parameter:
+    return plural ? "parameters" : "parameter";
+  case ValueKind::Activation:
+    return plural ? "activations" : "activation";
+  case ValueKind::Constant:
+    return plural ? "constants" : "constant";
+  case ValueKind::Gradient:
+    return plural ? "gradients" : "gradient";
+  case ValueKind::Temporary:
+    return plural ? "temporaries" : "temporary";
+  }
+  llvm_unreachable("unknown value kind");
+}
+
+bool ckpt::isBackwardOp(Operation *op) {
+  return op->hasAttr(CkptDialect::kBackwardAttrName);
+}
+
+ValueKind ckpt::classifyValue(func::FuncOp step, Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return step.getArgAttr(arg.getArgNumber(), CkptDialect::kParamAttrName)
+               ? ValueKind::Parameter
+               : ValueKind::Activation;
+  Operation *producer = value.getDefiningOp();
+  if (isa<arith::ConstantOp>(producer))
+    return ValueKind::Constant;
+  if (!isBackwardOp(producer))
+    return ValueKind::Activation;
+  auto ret = cast<func::ReturnOp>(step.getBody().front().getTerminator());
+  return llvm::is_contained(ret.getOperands(), value) ? ValueKind::Gradient
+                                                      : ValueKind::Temporary;
+}
+
+/// Bytes of `value`, or an error at `owner` naming it.
+static FailureOr<uint64_t> valueBytes(Value value, Operation *owner) {
+  std::optional<uint64_t> bytes = getStaticTensorBytes(value.getType());
+  if (!bytes)
+    return owner->emitError()
+           << "value of type " << value.getType()
+           << " has no static size; memory analysis needs static shapes";
+  return *bytes;
+}
+
+FailureOr<SavedTensorAnalysis> SavedTensorAnalysis::compute(func::FuncOp step) {
+  SavedTensorAnalysis analysis;
+  auto record = [&](Value value, Operation *producer) -> LogicalResult {
+    SmallVector<Operation *> consumers;
+    for (Operation *user : value.getUsers())
+      if (isBackwardOp(user) && !llvm::is_contained(consumers, user))
+        consumers.push_back(user);
+    if (consumers.empty())
+      return success();
+    llvm::sort(consumers, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    FailureOr<uint64_t> bytes =
+        valueBytes(value, producer ? producer : step.getOperation());
+    if (failed(bytes))
+      return failure();
+    analysis.saved.push_back({value, producer, std::move(consumers),
+                              classifyValue(step, value), *bytes});
+    return success();
+  };
+  Block &entry = step.getBody().front();
+  for (BlockArgument arg : entry.getArguments())
+    if (failed(record(arg, nullptr)))
+      return failure();
+  for (Operation &op : entry) {
+    if (isBackwardOp(&op))
+      continue;
+    for (Value result : op.getResults())
+      if (failed(record(result, &op)))
+        return failure();
+  }
+  return analysis;
+}
+
+uint64_t SavedTensorAnalysis::getBytes(ValueKind kind) const {
+  uint64_t total = 0;
+  for (const SavedTensor &tensor : saved)
+    if (tensor.kind == kind)
+      total = llvm::SaturatingAdd(total, tensor.bytes);
+  return total;
+}
+
+size_t SavedTensorAnalysis::getCount(ValueKind kind) const {
+  return llvm::count_if(saved, [&](const SavedTensor &tensor) {
+    return tensor.kind == kind;
+  });
+}

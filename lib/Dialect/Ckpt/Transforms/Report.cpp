@@ -1,0 +1,250 @@
+//===- Report.cpp - saved tensors and simulated peak of training steps ----===//
+//
+// Prints, for every training step, the saved-tensor table and totals from
+// SavedTensorAnalysis and the peak from the memory simulator, as text or
+// JSON, and optionally as remarks. Read-only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Analysis/MemorySimulator.h"
+#include "ckpt/Analysis/SavedTensors.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace ckpt {
+#define GEN_PASS_DEF_CKPTREPORTPASS
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h.inc"
+} // namespace ckpt
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+/// "file.mlir:12:5" for file locations (through name and call-site
+/// wrappers), "?" otherwise.
+std::string locationText(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+            Twine(file.getLine()) + ":" + Twine(file.getColumn()))
+        .str();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return locationText(name.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string text = locationText(inner); text != "?")
+        return text;
+  return "?";
+}
+
+std::string shapeText(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return "-";
+  if (tensor.getRank() == 0)
+    return "scalar";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(tensor.getShape(), os, "x");
+  return text;
+}
+
+std::string elementText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    os << tensor.getElementType();
+  else
+    os << type;
+  return text;
+}
+
+/// Everything the report says about one training step.
+struct StepReport {
+  mutable func::FuncOp step;
+  SavedTensorAnalysis saved;
+  MemoryPeak peak;
+  /// Names of values as the printer would write them (%12, %arg0).
+  std::function<std::string(Value)> name;
+
+  std::string producerText(const SavedTensor &tensor) const {
+    if (!tensor.producer)
+      return "argument " +
+             std::to_string(cast<BlockArgument>(tensor.value).getArgNumber());
+    return tensor.producer->getName().getStringRef().str();
+  }
+  Location locationOf(const SavedTensor &tensor) const {
+    return tensor.producer ? tensor.producer->getLoc() : step.getLoc();
+  }
+};
+
+constexpr ValueKind kSavedKinds[] = {ValueKind::Activation,
+                                     ValueKind::Parameter,
+                                     ValueKind::Constant};
+constexpr ValueKind kAllKinds[] = {ValueKind::Parameter, ValueKind::Activation,
+                                   ValueKind::Constant, ValueKind::Gradient,
+                                   ValueKind::Temporary};
+
+void printText(raw_ostream &os, const StepReport &report) {
+  os << "training step @" << report.step.getSymName() << "\n";
+  os << "saved tensors (forward values read by backward ops):\n";
+  os << llvm::format("  %-5s %-12s %-22s %-24s %-10s %-18s %-6s %s\n", "#",
+                     "kind", "producer", "location", "value", "shape",
+                     "dtype", "bytes");
+  for (auto [index, tensor] : llvm::enumerate(report.saved.getSavedTensors()))
+    os << llvm::format("  %-5zu %-12s %-22s %-24s %-10s %-18s %-6s %llu\n",
+                       index + 1,
+                       getValueKindName(tensor.kind).str().c_str(),
+                       report.producerText(tensor).c_str(),
+                       locationText(report.locationOf(tensor)).c_str(),
+                       report.name(tensor.value).c_str(),
+                       shapeText(tensor.value.getType()).c_str(),
+                       elementText(tensor.value.getType()).c_str(),
+                       static_cast<unsigned long long>(tensor.bytes));
+  os << "totals:\n";
+  for (ValueKind kind : kSavedKinds)
+    os << "  saved " << getValueKindName(kind, /*plural=*/true) << ": "
+       << report.saved.getCount(kind) << " tensors, "
+       << formatBytes(report.saved.getBytes(kind)) << "\n";
+  const MemoryPeak &peak = report.peak;
+  os << "simulated peak: " << formatBytes(peak.bytes);
+  if (peak.op)
+    os << " while running " << peak.op->getName() << " at "
+       << locationText(peak.op->getLoc());
+  os << "\n";
+  for (ValueKind kind : kAllKinds)
+    os << "  " << getValueKindName(kind, /*plural=*/true) << ": "
+       << formatBytes(peak.getBytes(kind)) << "\n";
+  os << "  live values: " << peak.live.size() << "\n";
+}
+
+llvm::json::Value toJson(const StepReport &report) {
+  llvm::json::Array tensors;
+  for (const SavedTensor &tensor : report.saved.getSavedTensors()) {
+    llvm::json::Array consumers;
+    for (Operation *consumer : tensor.consumers)
+      consumers.push_back(consumer->getName().getStringRef());
+    tensors.push_back(llvm::json::Object{
+        {"kind", getValueKindName(tensor.kind)},
+        {"producer", report.producerText(tensor)},
+        {"location", locationText(report.locationOf(tensor))},
+        {"value", report.name(tensor.value)},
+        {"shape", shapeText(tensor.value.getType())},
+        {"dtype", elementText(tensor.value.getType())},
+        {"bytes", static_cast<int64_t>(tensor.bytes)},
+        {"consumers", std::move(consumers)},
+    });
+  }
+  llvm::json::Object totals;
+  for (ValueKind kind : kSavedKinds)
+    totals[getValueKindName(kind, /*plural=*/true)] = llvm::json::Object{
+        {"count", static_cast<int64_t>(report.saved.getCount(kind))},
+        {"bytes", static_cast<int64_t>(report.saved.getBytes(kind))}};
+  llvm::json::Object peak{
+      {"bytes", static_cast<int64_t>(report.peak.bytes)},
+      {"op", report.peak.op
+                 ? report.peak.op->getName().getStringRef().str()
+                 : std::string()},
+      {"location",
+       report.peak.op ? locationText(report.peak.op->getLoc()) : "?"}};
+  for (ValueKind kind : kAllKinds)
+    peak[getValueKindName(kind, /*plural=*/true)] =
+        static_cast<int64_t>(report.peak.getBytes(kind));
+  return llvm::json::Object{{"function", report.step.getSymName()},
+                            {"saved_tensors", std::move(tensors)},
+                            {"saved_totals", std::move(totals)},
+                            {"peak", std::move(peak)}};
+}
+
+void emitRemarks(const StepReport &report) {
+  for (const SavedTensor &tensor : report.saved.getSavedTensors())
+    emitRemark(report.locationOf(tensor))
+        << "saved " << getValueKindName(tensor.kind) << " "
+        << report.name(tensor.value) << ": " << tensor.value.getType() << ", "
+        << tensor.bytes << " bytes, read by " << tensor.consumers.size()
+        << " backward op(s)";
+  InFlightDiagnostic remark = emitRemark(report.step.getLoc());
+  remark << "training step @" << report.step.getSymName() << ": saved";
+  for (ValueKind kind : kSavedKinds)
+    remark << " " << getValueKindName(kind, /*plural=*/true) << " "
+           << report.saved.getBytes(kind) << " bytes in "
+           << report.saved.getCount(kind) << " tensors;";
+  remark << " simulated peak " << report.peak.bytes << " bytes (";
+  llvm::interleaveComma(kAllKinds, remark, [&](ValueKind kind) {
+    remark << getValueKindName(kind, /*plural=*/true) << " " << report.peak.getBytes(kind);
+  });
+  remark << ")";
+}
+
+struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    ModuleOp module = getOperation();
+    if (format != "text" && format != "json") {
+      module.emitError() << "unknown report format '" << format
+                         << "'; expected 'text' or 'json'";
+      return signalPassFailure();
+    }
+    AsmState names(module);
+    auto nameOf = [&names](Value value) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      value.printAsOperand(os, names);
+      return text;
+    };
+    std::vector<StepReport> reports;
+    for (auto step : module.getOps<func::FuncOp>()) {
+      if (!step->hasAttr(CkptDialect::kTrainingStepAttrName))
+        continue;
+      FailureOr<SavedTensorAnalysis> saved =
+          SavedTensorAnalysis::compute(step);
+      if (failed(saved))
+        return signalPassFailure();
+      FailureOr<MemoryPeak> peak = simulateMemory(step);
+      if (failed(peak))
+        return signalPassFailure();
+      reports.push_back({step, std::move(*saved), std::move(*peak), nameOf});
+    }
+    if (reports.empty()) {
+      module.emitError("no training step to report on; run ckpt-autodiff "
+                       "first");
+      return signalPassFailure();
+    }
+
+    std::string message;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        openOutputFile(output, &message);
+    if (!file) {
+      module.emitError() << "cannot write the report to '" << output
+                         << "': " << message;
+      return signalPassFailure();
+    }
+    if (format == "json") {
+      llvm::json::Array steps;
+      for (const StepReport &report : reports)
+        steps.push_back(toJson(report));
+      file->os() << llvm::formatv("{0:2}", llvm::json::Value(std::move(steps)))
+                 << "\n";
+    } else {
+      for (const StepReport &report : reports)
+        printText(file->os(), report);
+    }
+    file->keep();
+    if (remarks)
+      for (const StepReport &report : reports)
+        emitRemarks(report);
+  }
+};
+
+} // namespace

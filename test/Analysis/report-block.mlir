@@ -1,0 +1,29 @@
+// The saved tensors and simulated peak of the design's MLP block, as
+// remarks. Saved activations: the first linear's input x (8 MiB), the GELU
+// input (32 MiB) and the second linear's input (32 MiB); the second linear's
+// weight is a saved parameter. Peak, by hand: parameters 8398848 B,
+// activations 75497476 B (the saved tensors and the loss), and while the
+// second weight's gradient (4 MiB) is computed: dy (8 MiB), the first
+// linear's output gradient (32 MiB) and dy^T (8 MiB) as temporaries.
+// RUN: ckpt-opt %s --ckpt-autodiff --ckpt-report="remarks=1 output=%t.txt" -verify-diagnostics -o /dev/null
+// RUN: FileCheck %s --input-file=%t.txt
+
+// CHECK: training step @block_train
+// CHECK: simulated peak: 138422276 B (132.010 MiB) while running ckpt.matmul at report-block.mlir:[[@LINE+13]]:9
+
+// expected-remark @below {{saved activation %arg0: 'tensor<8x512x512xf32>', 8388608 bytes, read by 1 backward op(s)}}
+// expected-remark @below {{saved parameter %arg3: 'tensor<512x2048xf32>', 4194304 bytes, read by 1 backward op(s)}}
+// expected-remark @below {{training step @block_train: saved activations 75497472 bytes in 3 tensors; parameters 4194304 bytes in 1 tensors; constants 0 bytes in 0 tensors; simulated peak 138422276 bytes (parameters 8398848, activations 75497476, constants 0, gradients 4194304, temporaries 50331648)}}
+func.func @block(%x: tensor<8x512x512xf32>,
+                 %w1: tensor<2048x512xf32> {ckpt.param}, %b1: tensor<2048xf32> {ckpt.param},
+                 %w2: tensor<512x2048xf32> {ckpt.param}, %b2: tensor<512xf32> {ckpt.param})
+    -> tensor<f32> {
+  // expected-remark @below {{saved activation %0: 'tensor<8x512x2048xf32>', 33554432 bytes, read by 1 backward op(s)}}
+  %h1 = ckpt.linear %x, %w1, %b1 : (tensor<8x512x512xf32>, tensor<2048x512xf32>, tensor<2048xf32>) -> tensor<8x512x2048xf32>
+  // expected-remark @below {{saved activation %1: 'tensor<8x512x2048xf32>', 33554432 bytes, read by 1 backward op(s)}}
+  %h2 = ckpt.gelu %h1 : tensor<8x512x2048xf32>
+  %h3 = ckpt.linear %h2, %w2, %b2 : (tensor<8x512x2048xf32>, tensor<512x2048xf32>, tensor<512xf32>) -> tensor<8x512x512xf32>
+  %y  = ckpt.add %x, %h3 : tensor<8x512x512xf32>
+  %l  = ckpt.reduce_mean %y : tensor<8x512x512xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -1,0 +1,78 @@
+// Diagnostics of ckpt-autodiff.
+// RUN: ckpt-opt %s --ckpt-autodiff -split-input-file -verify-diagnostics
+
+// expected-note @below {{while building the training step 'collective_train'}}
+func.func @collective(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
+  // expected-error @below {{'ckpt.all_reduce' op has no gradient rule, but it lies on a path from a parameter to the loss}}
+  %r = ckpt.all_reduce %w : tensor<4xf32>
+  %l = ckpt.reduce_sum %r : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-note @below {{while building the training step 'scatter_train'}}
+func.func @scatter(%w: tensor<6x4xf32> {ckpt.param}, %i: tensor<3xi64>, %s: tensor<3x4xf32>) -> tensor<f32> {
+  // expected-error @below {{'ckpt.index_add' op has no gradient rule, but it lies on a path from a parameter to the loss}}
+  %y = ckpt.index_add %w, %i, %s dim = 0 deterministic = false : (tensor<6x4xf32>, tensor<3xi64>, tensor<3x4xf32>) -> tensor<6x4xf32>
+  %l = ckpt.reduce_sum %y : tensor<6x4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// An op off the path from parameters to the loss needs no rule.
+func.func @off_path(%w: tensor<4xf32> {ckpt.param}, %x: tensor<4xf32>) -> tensor<f32> {
+  %r = ckpt.all_reduce %x : tensor<4xf32>
+  ckpt.print %w : tensor<4xf32>
+  %m = ckpt.mul %r, %w : tensor<4xf32>
+  %l = ckpt.reduce_sum %m : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-note @below {{while building the training step 'implicit_dropout_train'}}
+func.func @implicit_dropout(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
+  // expected-error @below {{'ckpt.dropout' op has no gradient rule, but it lies on a path from a parameter to the loss}}
+  %d = ckpt.dropout %w p = 5.000000e-01 : tensor<4xf32>
+  %l = ckpt.reduce_sum %d : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @statistics(%x: tensor<2x8xf32> {ckpt.param}) -> tensor<f32> {
+  // expected-error @below {{'ckpt.layer_norm' op has no gradient rule for uses of its statistics (mean, rstd) on a path to the loss}}
+  %y:3 = ckpt.layer_norm %x normalized_shape = [8] : (tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  %l = ckpt.reduce_sum %y#1 : tensor<2x1xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op must return one scalar floating-point loss (e.g. tensor<f32>) to be differentiated, but returns 'tensor<4xf32>'}}
+func.func @not_scalar(%w: tensor<4xf32> {ckpt.param}) -> tensor<4xf32> {
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op cannot build its training step: the symbol 'taken_train' already exists}}
+func.func @taken(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
+  %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+func.func @taken_train() {
+  return
+}
+
+// -----
+
+// expected-error @below {{no function has {ckpt.param} arguments: nothing to differentiate}}
+module {
+  func.func @no_params(%x: tensor<4xf32>) -> tensor<f32> {
+    %l = ckpt.reduce_sum %x : tensor<4xf32> -> tensor<f32>
+    return %l : tensor<f32>
+  }
+}
