@@ -71,6 +71,7 @@ CKPT_POINTWISE_FLOPS(SigmoidOp, 4)
 CKPT_POINTWISE_FLOPS(SiluOp, 5)
 CKPT_POINTWISE_FLOPS(GeluOp, 8)
 CKPT_POINTWISE_FLOPS(DropoutOp, 2)
+CKPT_POINTWISE_FLOPS(DropoutGradOp, 2)
 // Normalisation: max/sum/exp/divide passes over the data.
 CKPT_POINTWISE_FLOPS(SoftmaxOp, 5)
 CKPT_POINTWISE_FLOPS(LogSoftmaxOp, 5)

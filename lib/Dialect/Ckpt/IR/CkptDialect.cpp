@@ -12,6 +12,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -19,7 +21,18 @@ using namespace ckpt;
 
 #include "ckpt/Dialect/Ckpt/IR/CkptOpsDialect.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "ckpt/Dialect/Ckpt/IR/CkptOpsTypes.cpp.inc"
+
+void CkptDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "ckpt/Dialect/Ckpt/IR/CkptOpsTypes.cpp.inc"
+      >();
+}
+
 void CkptDialect::initialize() {
+  registerTypes();
   addOperations<
 #define GET_OP_LIST
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.cpp.inc"
@@ -53,6 +66,14 @@ LogicalResult CkptDialect::verifyOperationAttribute(Operation *op,
   if (name == kParamAttrName)
     return op->emitError() << "'" << kParamAttrName
                            << "' belongs on function arguments, not on ops";
+  if (name == kRngCountersAttrName) {
+    auto counters = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!counters || !counters.getType().isSignlessInteger(64) ||
+        counters.getInt() < 0 || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name
+                             << "' is a non-negative i64 on functions";
+    return success();
+  }
   if (name != kTrainingStepAttrName && name != kBackwardAttrName)
     return op->emitError() << "unknown ckpt attribute '" << name << "'";
   if (!isa<UnitAttr>(attr.getValue()))

@@ -441,6 +441,34 @@ LogicalResult RmsNormOp::buildGradients(OpBuilder &builder,
 }
 
 //===----------------------------------------------------------------------===//
+// Randomness
+//===----------------------------------------------------------------------===//
+
+// Dropout saves nothing but its random state: the gradient draws the same
+// mask again from the same counters (PyTorch saves the mask instead).
+SmallVector<Value> DropoutOp::getSavedValues(ArrayRef<bool>) {
+  if (Value rng = getRng())
+    return {rng};
+  return {};
+}
+
+LogicalResult DropoutOp::buildGradients(OpBuilder &builder,
+                                        ArrayRef<Value> resultGrads,
+                                        ArrayRef<bool>,
+                                        SmallVectorImpl<Value> &operandGrads) {
+  if (!getRng())
+    return emitOpError("draws from the implicit generator, so its mask "
+                       "cannot be drawn again for the gradient; run "
+                       "ckpt-thread-rng first");
+  operandGrads.assign({DropoutGradOp::create(builder, getLoc(),
+                                             resultGrads[0], getRng(),
+                                             *getOffset(), getP())
+                           .getResult(),
+                       Value()});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Shape
 //===----------------------------------------------------------------------===//
 

@@ -377,12 +377,41 @@ LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *,
                                  inferred);
 }
 
-LogicalResult DropoutOp::verify() {
-  double p = getP().convertToDouble();
+/// Shared by dropout and its gradient: p in [0, 1], a non-negative offset.
+static LogicalResult verifyDropout(Operation *op, double p,
+                                   std::optional<int64_t> offset) {
   if (!(p >= 0.0 && p <= 1.0))
-    return emitOpError() << "probability p = " << realText(p)
-                         << " is outside [0, 1]";
+    return op->emitOpError() << "probability p = " << realText(p)
+                             << " is outside [0, 1]";
+  if (offset && *offset < 0)
+    return op->emitOpError() << "counter offset must be non-negative, got "
+                             << *offset;
   return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  if (bool(getRng()) != getOffset().has_value())
+    return emitOpError() << "takes an 'rng' state and an 'offset' together";
+  return verifyDropout(*this, getP().convertToDouble(), getOffset());
+}
+
+void DropoutOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // Only the implicit form has effects: it consumes the hidden generator.
+  if (getRng())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), RandomResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), RandomResource::get());
+}
+
+uint64_t DropoutOp::getNumCounters() {
+  return llvm::divideCeil(
+      getStaticElementCount(getInput().getType()).value_or(0), 4);
+}
+
+LogicalResult DropoutGradOp::verify() {
+  return verifyDropout(*this, getP().convertToDouble(), getOffset());
 }
 
 //===----------------------------------------------------------------------===//

@@ -13,6 +13,9 @@
 
 #include "ckpt/Dialect/Ckpt/IR/CkptOpsDialect.h.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "ckpt/Dialect/Ckpt/IR/CkptOpsTypes.h.inc"
+
 #include "ckpt/Dialect/Ckpt/IR/CkptEnums.h.inc"
 
 namespace ckpt {

@@ -36,6 +36,7 @@ def Ckpt_Dialect : Dialect {
     that checkpointing can prove it must keep their results.
   }];
   let hasRegionArgAttrVerify = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   // Gradient rules build scalar constants with arith.constant.
   let dependentDialects = ["::mlir::arith::ArithDialect"];
@@ -47,6 +48,26 @@ def Ckpt_Dialect : Dialect {
         "ckpt.training_step";
     /// The unit attribute of the backward ops of a training step.
     static constexpr ::llvm::StringLiteral kBackwardAttrName = "ckpt.backward";
+    /// The i64 attribute of functions whose random ops ckpt-thread-rng made
+    /// explicit: the Philox counters one call consumes.
+    static constexpr ::llvm::StringLiteral kRngCountersAttrName =
+        "ckpt.rng_counters";
+    void registerTypes();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def Ckpt_RngType : TypeDef<Ckpt_Dialect, "Rng"> {
+  let mnemonic = "rng";
+  let summary = "the state of the counter-based random generator";
+  let description = [{
+    A Philox4x32-10 stream: a 64-bit seed and a 64-bit base counter offset.
+    Random ops that read it draw from counters at a static offset from the
+    base, so the same op reading the same state sees the same bits, in the
+    forward pass and in any recompute.
   }];
 }
 

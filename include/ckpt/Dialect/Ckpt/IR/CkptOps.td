@@ -308,30 +308,46 @@ def Ckpt_RmsNormOp : Ckpt_InferringOp<"rms_norm", Ckpt_Differentiable> {
 
 def Ckpt_RandomResource : Resource<"::ckpt::RandomResource">;
 
-def Ckpt_DropoutOp : Ckpt_Op<"dropout", [SameOperandsAndResultType,
-    MemoryEffects<[MemRead<Ckpt_RandomResource>, MemWrite<Ckpt_RandomResource>]>]
-    # Ckpt_Costed> {
+def Ckpt_DropoutOp : Ckpt_Op<"dropout", [
+    AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>] # Ckpt_Differentiable> {
   let summary = "inverted dropout (torch.nn.functional.dropout, training mode)";
   let description = [{
     Zeroes each element with probability `p` and scales the survivors by
     `1 / (1 - p)`. `p = 0` is the identity and `p = 1` zeroes everything;
     `p` outside `[0, 1]` is rejected.
 
-    In this form the mask comes from an implicit generator: the op reads and
-    advances the random-state resource. It is therefore not pure — two
-    dropouts of one value are two different masks and are never merged, and
-    the op is never cloned into a recompute segment as it stands.
+    The mask comes from one of two places:
+
+    - **Explicit** (`rng %state offset = o`): element `i` is kept according
+      to counter `base + o + i / 4`, lane `i % 4`, of the Philox stream
+      `%state`. The op is pure, its gradient regenerates the same mask from
+      the same counters, and it may be recomputed.
+    - **Implicit** (no `rng`): the op draws from an implicit generator — it
+      reads and advances the random-state resource — so it is not pure: two
+      dropouts of one value are two different masks and are never merged,
+      and there is no way to draw its mask again. `ckpt-thread-rng` turns
+      implicit dropouts into explicit ones.
 
     Example:
 
     ```mlir
     %y = ckpt.dropout %x p = 1.000000e-01 : tensor<8x512x512xf32>
+    %z = ckpt.dropout %x rng %state offset = 0 p = 1.000000e-01 : tensor<8x512x512xf32>
     ```
   }];
-  let arguments = (ins Ckpt_FloatTensor:$input, F64Attr:$p);
+  let arguments = (ins Ckpt_FloatTensor:$input, Optional<Ckpt_RngType>:$rng,
+                       OptionalAttr<I64Attr>:$offset, F64Attr:$p);
   let results = (outs Ckpt_FloatTensor:$result);
-  let assemblyFormat = "$input `p` `=` $p attr-dict `:` type($input)";
+  let assemblyFormat = [{
+    $input (`rng` $rng^ `offset` `=` $offset)? `p` `=` $p attr-dict `:`
+    type($input)
+  }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The Philox counters one execution consumes: 4 values per counter.
+    uint64_t getNumCounters();
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -788,6 +804,29 @@ def Ckpt_ReduceMaxGradOp : Ckpt_InferringOp<"reduce_max_grad", Ckpt_Costed> {
     $grad `,` $input `,` $output (`dims` `=` $dims^)? (`keepdim` $keepdim^)?
     attr-dict `:` functional-type(operands, results)
   }];
+}
+
+def Ckpt_DropoutGradOp : Ckpt_Op<"dropout_grad", [Pure,
+    AllTypesMatch<["grad", "result"]>] # Ckpt_Costed> {
+  let summary = "input gradient of an explicit ckpt.dropout";
+  let description = [{
+    Regenerates the mask of the explicit `ckpt.dropout` with the same `rng`
+    state, `offset` and `p`, and applies it to `grad` with the same
+    `1 / (1 - p)` scale. Nothing but the random state is saved.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.dropout_grad %dy rng %state offset = 0 p = 1.000000e-01 : tensor<8x512x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_RngType:$rng,
+                       I64Attr:$offset, F64Attr:$p);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `rng` $rng `offset` `=` $offset `p` `=` $p attr-dict `:` type($grad)
+  }];
+  let hasVerifier = 1;
 }
 
 def Ckpt_SliceGradOp : Ckpt_Op<"slice_grad", [Pure] # Ckpt_Costed> {
