@@ -42,3 +42,26 @@ func.func @unknown_op_attribute(%x: tensor<4xf32>) {
   %y = ckpt.neg %x {ckpt.recompute} : tensor<4xf32>
   return
 }
+
+// -----
+
+// expected-error @below {{'ckpt.rng_counters' is a non-negative i64 on functions}}
+func.func @negative_counters() attributes {ckpt.rng_counters = -1 : i64} {
+  return
+}
+
+// -----
+
+func.func @training_step_on_op(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.training_step' marks functions only}}
+  %y = ckpt.neg %x {ckpt.training_step} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @backward_value(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.backward' is a unit attribute and takes no value}}
+  %y = ckpt.neg %x {ckpt.backward = 1 : i64} : tensor<4xf32>
+  return
+}

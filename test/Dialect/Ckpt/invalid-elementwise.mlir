@@ -110,3 +110,27 @@ func.func @dropout_nan(%a: tensor<4xf32>) {
   %y = ckpt.dropout %a p = 0x7FF8000000000000 : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @dropout_rng_without_offset(%a: tensor<4xf32>, %r: !ckpt.rng) {
+  // expected-error @below {{'ckpt.dropout' op takes an 'rng' state and an 'offset' together}}
+  %y = "ckpt.dropout"(%a, %r) <{p = 0.5 : f64}> : (tensor<4xf32>, !ckpt.rng) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_negative_offset(%a: tensor<4xf32>, %r: !ckpt.rng) {
+  // expected-error @below {{'ckpt.dropout' op counter offset must be non-negative, got -4}}
+  %y = ckpt.dropout %a rng %r offset = -4 p = 0.5 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_grad_p(%a: tensor<4xf32>, %r: !ckpt.rng) {
+  // expected-error @below {{'ckpt.dropout_grad' op probability p = 2 is outside [0, 1]}}
+  %y = ckpt.dropout_grad %a rng %r offset = 0 p = 2.0 : tensor<4xf32>
+  return
+}

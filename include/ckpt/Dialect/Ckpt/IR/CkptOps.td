@@ -864,7 +864,8 @@ def Ckpt_CheckpointOp : Ckpt_Op<"checkpoint", [
     Marks a segment of the forward graph whose activations should be
     recomputed during backward instead of saved, like
     `torch.utils.checkpoint`. The region is isolated from above: the
-    segment's inputs enter as block arguments bound to the operands, and
+    segment's inputs (tensors, and the random state its random ops read)
+    enter as block arguments bound to the operands, and
     `ckpt.yield` returns the segment's outputs as the op's results. Only the
     inputs are kept for backward; everything the segment computes is
     recomputed.
@@ -879,7 +880,7 @@ def Ckpt_CheckpointOp : Ckpt_Op<"checkpoint", [
     }
     ```
   }];
-  let arguments = (ins Variadic<Ckpt_AnyTensor>:$inputs);
+  let arguments = (ins Variadic<AnyTypeOf<[Ckpt_AnyTensor, Ckpt_RngType]>>:$inputs);
   let results = (outs Variadic<Ckpt_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;

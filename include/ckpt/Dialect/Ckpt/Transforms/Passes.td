@@ -9,6 +9,23 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CkptThreadRngPass : Pass<"ckpt-thread-rng", "::mlir::ModuleOp"> {
+  let summary = "Makes implicit randomness explicit: a !ckpt.rng argument and static counter offsets";
+  let description = [{
+    In every function with random ops that draw from the implicit generator
+    (`ckpt.dropout` without `rng`), gives the function a `!ckpt.rng`
+    argument (reusing one it already has), threads it into the checkpoint
+    segments that need it, and assigns each implicit random op a static
+    counter offset: in program order, each op takes the next
+    `ceil(elements / 4)` counters after every range already in use.
+    Explicit random ops keep their offsets; overlapping explicit ranges are
+    an error. The function records the counters one call consumes as
+    `ckpt.rng_counters`. Running the pass twice changes nothing the second
+    time.
+  }];
+  let dependentDialects = ["::ckpt::CkptDialect"];
+}
+
 def CkptAutodiffPass : Pass<"ckpt-autodiff", "::mlir::ModuleOp"> {
   let summary = "Builds the training step (forward + backward) of forward graphs";
   let description = [{
