@@ -59,6 +59,8 @@ struct Schedule {
 } // namespace
 
 FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
+  if (failed(verifyStaticArguments(func)))
+    return failure();
   Block &entry = func.getBody().front();
   Schedule schedule;
   schedule.add(entry);

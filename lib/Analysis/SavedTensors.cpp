@@ -51,6 +51,32 @@ ValueKind ckpt::classifyValue(func::FuncOp step, Value value) {
                                                       : ValueKind::Temporary;
 }
 
+LogicalResult ckpt::verifyStaticArguments(func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || type.hasStaticShape())
+      continue;
+    auto names = func.getArgAttrOfType<ArrayAttr>(
+        arg.getArgNumber(), CkptDialect::kDimNamesAttrName);
+    for (int64_t dim = 0; dim < type.getRank(); ++dim) {
+      if (!type.isDynamicDim(dim))
+        continue;
+      InFlightDiagnostic diag = func.emitError()
+                                << "argument " << arg.getArgNumber()
+                                << " has unknown size in dimension " << dim;
+      StringRef name =
+          names ? cast<StringAttr>(names[dim]).getValue() : StringRef();
+      if (name.empty())
+        return diag << "; name it with {" << CkptDialect::kDimNamesAttrName
+                    << " = [...]} and give it a size with "
+                       "--ckpt-bind-dims=bind=NAME=SIZE";
+      return diag << " ('" << name << "'); give it a size with "
+                  << "--ckpt-bind-dims=bind=" << name << "=SIZE";
+    }
+  }
+  return success();
+}
+
 /// Bytes of `value`, or an error at `owner` naming it.
 static FailureOr<uint64_t> valueBytes(Value value, Operation *owner) {
   std::optional<uint64_t> bytes = getStaticTensorBytes(value.getType());
@@ -62,6 +88,8 @@ static FailureOr<uint64_t> valueBytes(Value value, Operation *owner) {
 }
 
 FailureOr<SavedTensorAnalysis> SavedTensorAnalysis::compute(func::FuncOp step) {
+  if (failed(verifyStaticArguments(step)))
+    return failure();
   SavedTensorAnalysis analysis;
   auto record = [&](Value value, Operation *producer) -> LogicalResult {
     SmallVector<Operation *> consumers;

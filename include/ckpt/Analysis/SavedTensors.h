@@ -31,6 +31,11 @@ bool isBackwardOp(mlir::Operation *op);
 /// The kind of a top-level value of a training step.
 ValueKind classifyValue(mlir::func::FuncOp step, mlir::Value value);
 
+/// Fails with an error at `func` naming the first argument dimension of
+/// unknown size (by its `ckpt.dim_names` name when it has one) and how to
+/// bind it: memory and cost need static shapes.
+mlir::LogicalResult verifyStaticArguments(mlir::func::FuncOp func);
+
 struct SavedTensor {
   mlir::Value value;
   /// The defining op; null for a function argument.

@@ -1,9 +1,10 @@
 //===- CkptDialect.cpp - the ckpt dialect ---------------------------------===//
 //
-// Registers the ops and checks the dialect's discardable attributes:
-// `ckpt.param` on floating-point tensor arguments of functions, and the unit
-// markers `ckpt.training_step` (functions) and `ckpt.backward` (ops) that
-// autodiff sets.
+// Registers the ops and types and checks the dialect's discardable
+// attributes: `ckpt.param` on floating-point tensor arguments of functions,
+// `ckpt.dim_names` on tensor arguments, the unit markers
+// `ckpt.training_step` (functions) and `ckpt.backward` (ops) that autodiff
+// sets, and `ckpt.rng_counters` (functions).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,15 +44,28 @@ LogicalResult CkptDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned /*regionIndex*/,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
+  // Only FunctionOpInterface verifies argument attributes, and it also does
+  // so for declarations, which have no entry block to read types from.
+  Type type = cast<FunctionOpInterface>(op).getArgumentTypes()[argIndex];
+  if (attr.getName() == kDimNamesAttrName) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!names || !tensor ||
+        names.size() != static_cast<size_t>(tensor.getRank()) ||
+        !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitError()
+             << "'" << kDimNamesAttrName << "' on argument " << argIndex
+             << " must be an array with one string per dimension of its "
+                "tensor type "
+             << type;
+    return success();
+  }
   if (attr.getName() != kParamAttrName)
     return op->emitError() << "unknown ckpt argument attribute '"
                            << attr.getName().getValue() << "'";
   if (!isa<UnitAttr>(attr.getValue()))
     return op->emitError() << "'" << kParamAttrName
                            << "' is a unit attribute and takes no value";
-  // Only FunctionOpInterface verifies argument attributes, and it also does
-  // so for declarations, which have no entry block to read types from.
-  Type type = cast<FunctionOpInterface>(op).getArgumentTypes()[argIndex];
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !isa<FloatType>(tensor.getElementType()))
     return op->emitError() << "'" << kParamAttrName << "' on argument "

@@ -594,7 +594,8 @@ ReduceMeanOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
       continue;
     if (input.isDynamicDim(d))
       return emitOpError() << "has no gradient rule when reduced dimension "
-                           << d << " has unknown size";
+                           << d << " has unknown size; give sizes with "
+                              "ckpt-bind-dims first";
     count *= input.getDimSize(d);
   }
   GradBuilder g(builder, *this);

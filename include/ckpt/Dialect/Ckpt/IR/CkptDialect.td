@@ -43,6 +43,8 @@ def Ckpt_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// The unit attribute that marks a function argument as a parameter.
     static constexpr ::llvm::StringLiteral kParamAttrName = "ckpt.param";
+    /// The array of dimension names of a function argument.
+    static constexpr ::llvm::StringLiteral kDimNamesAttrName = "ckpt.dim_names";
     /// The unit attribute of functions built by ckpt-autodiff.
     static constexpr ::llvm::StringLiteral kTrainingStepAttrName =
         "ckpt.training_step";

@@ -9,6 +9,25 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CkptBindDimsPass : Pass<"ckpt-bind-dims", "::mlir::ModuleOp"> {
+  let summary = "Gives named dimensions of unknown size a size, and propagates the shapes";
+  let description = [{
+    Function arguments name their dimensions with
+    `{ckpt.dim_names = ["B", "L", ""]}` (one string per dimension, empty for
+    unnamed ones). `bind=B=8,L=512` sets every dimension named `B` to 8 and
+    `L` to 512 (a static dimension with that name must already have that
+    size), then re-infers the result types of every op, so the function has
+    static shapes and memory and cost analyses can run. Reshapes infer one
+    unknown dimension from the element count; broadcasts take unknown
+    dimensions from their input.
+  }];
+  let options = [
+    Option<"bind", "bind", "std::string", /*default=*/"\"\"",
+           "Sizes of named dimensions: NAME=SIZE,NAME=SIZE,...">
+  ];
+  let dependentDialects = ["::ckpt::CkptDialect"];
+}
+
 def CkptThreadRngPass : Pass<"ckpt-thread-rng", "::mlir::ModuleOp"> {
   let summary = "Makes implicit randomness explicit: a !ckpt.rng argument and static counter offsets";
   let description = [{
