@@ -88,14 +88,6 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
   MemoryPeak peak;
   llvm::MapVector<Value, LiveValue> live;
   uint64_t liveBytes = 0;
-  auto bytesOf = [&](Value value, Operation *owner) -> FailureOr<uint64_t> {
-    std::optional<uint64_t> bytes = getStaticTensorBytes(value.getType());
-    if (!bytes)
-      return owner->emitError()
-             << "value of type " << value.getType()
-             << " has no static size; memory simulation needs static shapes";
-    return *bytes;
-  };
   auto recordPeak = [&](Operation *op) {
     if (liveBytes < peak.bytes || (peak.op && liveBytes == peak.bytes))
       return;
@@ -110,7 +102,7 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
   };
 
   for (BlockArgument arg : entry.getArguments()) {
-    FailureOr<uint64_t> bytes = bytesOf(arg, func);
+    FailureOr<uint64_t> bytes = getValueBytes(arg, func);
     if (failed(bytes))
       return failure();
     live[arg] = {arg, kindOf(arg), *bytes};
@@ -123,7 +115,7 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
     for (Value result : op->getResults()) {
       if (schedule.aliases.contains(result))
         continue;
-      FailureOr<uint64_t> bytes = bytesOf(result, op);
+      FailureOr<uint64_t> bytes = getValueBytes(result, op);
       if (failed(bytes))
         return failure();
       uint64_t heapBytes = constant ? 0 : *bytes;

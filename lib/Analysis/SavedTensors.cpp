@@ -77,16 +77,6 @@ LogicalResult ckpt::verifyStaticArguments(func::FuncOp func) {
   return success();
 }
 
-/// Bytes of `value`, or an error at `owner` naming it.
-static FailureOr<uint64_t> valueBytes(Value value, Operation *owner) {
-  std::optional<uint64_t> bytes = getStaticTensorBytes(value.getType());
-  if (!bytes)
-    return owner->emitError()
-           << "value of type " << value.getType()
-           << " has no static size; memory analysis needs static shapes";
-  return *bytes;
-}
-
 FailureOr<SavedTensorAnalysis> SavedTensorAnalysis::compute(func::FuncOp step) {
   if (failed(verifyStaticArguments(step)))
     return failure();
@@ -102,7 +92,7 @@ FailureOr<SavedTensorAnalysis> SavedTensorAnalysis::compute(func::FuncOp step) {
       return a->isBeforeInBlock(b);
     });
     FailureOr<uint64_t> bytes =
-        valueBytes(value, producer ? producer : step.getOperation());
+        getValueBytes(value, producer ? producer : step.getOperation());
     if (failed(bytes))
       return failure();
     analysis.saved.push_back({value, producer, std::move(consumers),

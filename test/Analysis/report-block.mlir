@@ -8,12 +8,21 @@
 // RUN: ckpt-opt %s --ckpt-autodiff --ckpt-report="remarks=1 output=%t.txt" -verify-diagnostics -o /dev/null
 // RUN: FileCheck %s --input-file=%t.txt
 
+// Forward FLOPs: two linears 2 * 4096 * 512 * 2048 each plus their biases
+// (4096 * 2048 and 4096 * 512), GELU 8 per element (8 * 4096 * 2048), the
+// residual add and the mean (4096 * 512 each). Backward: three products of
+// 2 * 4096 * 512 * 2048 (dW2, the second linear's input gradient, dW1; x
+// needs none), gelu_grad 12 per element, the bias gradients' sums
+// (4096 * 512 and 4096 * 2048) and the mean's division (4096 * 512).
 // CHECK: training step @block_train
-// CHECK: simulated peak: 138422276 B (132.010 MiB) while running ckpt.matmul at report-block.mlir:[[@LINE+13]]:9
+// CHECK: simulated peak: 138422276 B (132.010 MiB) while running ckpt.matmul at report-block.mlir:[[@LINE+16]]:9
+// CHECK: compute:
+// CHECK-NEXT: forward: 17261658112 FLOPs
+// CHECK-NEXT: backward: 25883049984 FLOPs
 
 // expected-remark @below {{saved activation %arg0: 'tensor<8x512x512xf32>', 8388608 bytes, read by 1 backward op(s)}}
 // expected-remark @below {{saved parameter %arg3: 'tensor<512x2048xf32>', 4194304 bytes, read by 1 backward op(s)}}
-// expected-remark @below {{training step @block_train: saved activations 75497472 bytes in 3 tensors; parameters 4194304 bytes in 1 tensors; constants 0 bytes in 0 tensors; simulated peak 138422276 bytes (parameters 8398848, activations 75497476, constants 0, gradients 4194304, temporaries 50331648)}}
+// expected-remark @below {{training step @block_train: saved activations 75497472 bytes in 3 tensors; parameters 4194304 bytes in 1 tensors; constants 0 bytes in 0 tensors; simulated peak 138422276 bytes (parameters 8398848, activations 75497476, constants 0, gradients 4194304, temporaries 50331648); forward 17261658112 FLOPs, backward 25883049984 FLOPs}}
 func.func @block(%x: tensor<8x512x512xf32>,
                  %w1: tensor<2048x512xf32> {ckpt.param}, %b1: tensor<2048xf32> {ckpt.param},
                  %w2: tensor<512x2048xf32> {ckpt.param}, %b2: tensor<512xf32> {ckpt.param})

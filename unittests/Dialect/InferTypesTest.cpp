@@ -6,11 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "FunctionBuilder.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
@@ -42,26 +39,9 @@ std::optional<Shape> referenceBroadcast(ArrayRef<int64_t> a,
   return out;
 }
 
-class InferTypesTest : public ::testing::Test {
+class InferTypesTest : public FunctionBuilderTest {
 protected:
-  InferTypesTest() : builder(&context), rng(20261129) {
-    context.loadDialect<ckpt::CkptDialect, func::FuncDialect>();
-    module = ModuleOp::create(builder.getUnknownLoc());
-    builder.setInsertionPointToEnd(module->getBody());
-  }
-
-  /// A function whose arguments have `types`; ops are built in its body.
-  ValueRange arguments(TypeRange types) {
-    auto func = func::FuncOp::create(builder, builder.getUnknownLoc(), "f",
-                                     builder.getFunctionType(types, {}));
-    Block *entry = func.addEntryBlock();
-    builder.setInsertionPointToEnd(entry);
-    return entry->getArguments();
-  }
-
-  RankedTensorType f32(ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, builder.getF32Type());
-  }
+  InferTypesTest() : rng(20261129) {}
 
   Shape randomShape(size_t minRank, size_t maxRank) {
     std::uniform_int_distribution<size_t> rank(minRank, maxRank);
@@ -85,9 +65,6 @@ protected:
     return message;
   }
 
-  MLIRContext context;
-  OpBuilder builder;
-  OwningOpRef<ModuleOp> module;
   std::mt19937_64 rng;
 };
 

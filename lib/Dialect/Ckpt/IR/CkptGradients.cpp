@@ -89,6 +89,17 @@ struct GradBuilder {
   Location loc;
 };
 
+/// The saved values of a product: each operand's gradient reads the other.
+SmallVector<Value> productSavedValues(ArrayRef<bool> needsGrad, Value lhs,
+                                      Value rhs) {
+  SmallVector<Value> saved;
+  if (needsGrad[0])
+    saved.push_back(rhs);
+  if (needsGrad[1])
+    saved.push_back(lhs);
+  return saved;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -96,12 +107,7 @@ struct GradBuilder {
 //===----------------------------------------------------------------------===//
 
 SmallVector<Value> LinearOp::getSavedValues(ArrayRef<bool> needsGrad) {
-  SmallVector<Value> saved;
-  if (needsGrad[0])
-    saved.push_back(getWeight());
-  if (needsGrad[1])
-    saved.push_back(getInput());
-  return saved;
+  return productSavedValues(needsGrad, getInput(), getWeight());
 }
 
 LogicalResult LinearOp::buildGradients(OpBuilder &builder,
@@ -131,12 +137,7 @@ LogicalResult LinearOp::buildGradients(OpBuilder &builder,
 }
 
 SmallVector<Value> MatmulOp::getSavedValues(ArrayRef<bool> needsGrad) {
-  SmallVector<Value> saved;
-  if (needsGrad[0])
-    saved.push_back(getRhs());
-  if (needsGrad[1])
-    saved.push_back(getLhs());
-  return saved;
+  return productSavedValues(needsGrad, getLhs(), getRhs());
 }
 
 LogicalResult MatmulOp::buildGradients(OpBuilder &builder,
@@ -192,12 +193,7 @@ LogicalResult SubOp::buildGradients(OpBuilder &builder,
 }
 
 SmallVector<Value> MulOp::getSavedValues(ArrayRef<bool> needsGrad) {
-  SmallVector<Value> saved;
-  if (needsGrad[0])
-    saved.push_back(getRhs());
-  if (needsGrad[1])
-    saved.push_back(getLhs());
-  return saved;
+  return productSavedValues(needsGrad, getLhs(), getRhs());
 }
 
 LogicalResult MulOp::buildGradients(OpBuilder &builder,

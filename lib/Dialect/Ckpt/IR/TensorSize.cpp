@@ -48,6 +48,15 @@ std::optional<uint64_t> ckpt::getStaticTensorBytes(Type type) {
   return bytes;
 }
 
+FailureOr<uint64_t> ckpt::getValueBytes(Value value, Operation *diagOwner) {
+  std::optional<uint64_t> bytes = getStaticTensorBytes(value.getType());
+  if (!bytes)
+    return diagOwner->emitError()
+           << "value of type " << value.getType()
+           << " has no static size; memory analysis needs static shapes";
+  return *bytes;
+}
+
 uint64_t ckpt::getTotalTensorBytes(TypeRange types) {
   uint64_t total = 0;
   for (Type type : types)

@@ -8,6 +8,7 @@
 
 #include "ckpt/Analysis/MemorySimulator.h"
 #include "ckpt/Analysis/SavedTensors.h"
+#include "ckpt/Analysis/StepCost.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 
@@ -73,6 +74,7 @@ struct StepReport {
   mutable func::FuncOp step;
   SavedTensorAnalysis saved;
   MemoryPeak peak;
+  StepCost cost;
   /// Names of values as the printer would write them (%12, %arg0).
   std::function<std::string(Value)> name;
 
@@ -125,6 +127,19 @@ void printText(raw_ostream &os, const StepReport &report) {
     os << "  " << getValueKindName(kind, /*plural=*/true) << ": "
        << formatBytes(peak.getBytes(kind)) << "\n";
   os << "  live values: " << peak.live.size() << "\n";
+  os << "compute:\n";
+  for (auto [part, cost] : {std::pair{"forward", report.cost.forward},
+                            std::pair{"backward", report.cost.backward}})
+    os << "  " << part << ": " << cost.flops << " FLOPs, "
+       << formatBytes(cost.bytesRead) << " read, "
+       << formatBytes(cost.bytesWritten) << " written\n";
+}
+
+llvm::json::Object toJson(const Cost &cost) {
+  return llvm::json::Object{
+      {"flops", static_cast<int64_t>(cost.flops)},
+      {"bytes_read", static_cast<int64_t>(cost.bytesRead)},
+      {"bytes_written", static_cast<int64_t>(cost.bytesWritten)}};
 }
 
 llvm::json::Value toJson(const StepReport &report) {
@@ -162,7 +177,11 @@ llvm::json::Value toJson(const StepReport &report) {
   return llvm::json::Object{{"function", report.step.getSymName()},
                             {"saved_tensors", std::move(tensors)},
                             {"saved_totals", std::move(totals)},
-                            {"peak", std::move(peak)}};
+                            {"peak", std::move(peak)},
+                            {"compute",
+                             llvm::json::Object{
+                                 {"forward", toJson(report.cost.forward)},
+                                 {"backward", toJson(report.cost.backward)}}}};
 }
 
 void emitRemarks(const StepReport &report) {
@@ -182,7 +201,8 @@ void emitRemarks(const StepReport &report) {
   llvm::interleaveComma(kAllKinds, remark, [&](ValueKind kind) {
     remark << getValueKindName(kind, /*plural=*/true) << " " << report.peak.getBytes(kind);
   });
-  remark << ")";
+  remark << "); forward " << report.cost.forward.flops << " FLOPs, backward "
+         << report.cost.backward.flops << " FLOPs";
 }
 
 struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
@@ -214,7 +234,11 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
       FailureOr<MemoryPeak> peak = simulateMemory(step);
       if (failed(peak))
         return signalPassFailure();
-      reports.push_back({step, std::move(*saved), std::move(*peak), nameOf});
+      FailureOr<StepCost> cost = computeStepCost(step);
+      if (failed(cost))
+        return signalPassFailure();
+      reports.push_back(
+          {step, std::move(*saved), std::move(*peak), *cost, nameOf});
     }
     if (reports.empty()) {
       module.emitError("no training step to report on; run ckpt-autodiff "

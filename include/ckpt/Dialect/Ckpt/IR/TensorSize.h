@@ -28,6 +28,11 @@ std::optional<uint64_t> getStaticElementCount(mlir::ShapedType type);
 /// nullopt when a dimension is unknown or the size does not fit 64 bits.
 std::optional<uint64_t> getStaticTensorBytes(mlir::Type type);
 
+/// Bytes of `value`'s type, or an error at `diagOwner` saying that memory
+/// analysis needs a static size.
+mlir::FailureOr<uint64_t> getValueBytes(mlir::Value value,
+                                        mlir::Operation *diagOwner);
+
 /// The sum of the bytes of `types`, saturating; unknown sizes count 0.
 /// Callers check sizes with `verifyStaticSizes` first.
 uint64_t getTotalTensorBytes(mlir::TypeRange types);

@@ -1,0 +1,34 @@
+//===- StepCost.h - FLOPs and bytes of a training step --------------------===//
+//
+// Sums the CostOpInterface of every op of a training step (segment bodies
+// included), split into the forward and the backward part.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_ANALYSIS_STEPCOST_H
+#define CKPT_ANALYSIS_STEPCOST_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace ckpt {
+
+struct Cost {
+  uint64_t flops = 0;
+  uint64_t bytesRead = 0;
+  uint64_t bytesWritten = 0;
+
+  Cost &operator+=(const Cost &other);
+};
+
+struct StepCost {
+  Cost forward;
+  Cost backward;
+};
+
+/// Fails with an error at the first op whose operand or result sizes are
+/// unknown or overflow.
+mlir::FailureOr<StepCost> computeStepCost(mlir::func::FuncOp step);
+
+} // namespace ckpt
+
+#endif // CKPT_ANALYSIS_STEPCOST_H
