@@ -78,3 +78,19 @@ func.func @mse_types(%a: tensor<2x4xf32>, %b: tensor<4x2xf32>) {
   %loss = ckpt.mse_loss %a, %b : (tensor<2x4xf32>, tensor<4x2xf32>) -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @embedding_grad_count(%g: tensor<4x3xf32>, %i: tensor<4xi64>) {
+  // expected-error @below {{'ckpt.embedding_grad' op num_embeddings must be positive, got -2}}
+  %w = ckpt.embedding_grad %g, %i num_embeddings = -2 : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<10x3xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_shape(%g: tensor<4x3xf32>, %i: tensor<5xi64>) {
+  // expected-error @below {{'ckpt.embedding_grad' op grad shape [4, 3] must be the indices shape [5] plus one dimension}}
+  %w = ckpt.embedding_grad %g, %i num_embeddings = 10 : (tensor<4x3xf32>, tensor<5xi64>) -> tensor<10x3xf32>
+  return
+}

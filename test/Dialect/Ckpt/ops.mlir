@@ -204,3 +204,45 @@ func.func @dynamic(%x: tensor<?x16xf32>, %w: tensor<32x?xf32>, %v: tensor<16xf32
 // CHECK-LABEL: func.func private @declaration
 //  CHECK-SAME:   (tensor<4xf32> {ckpt.param})
 func.func private @declaration(tensor<4xf32> {ckpt.param})
+
+// CHECK-LABEL: func.func @backward
+func.func @backward(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %s: tensor<2x1xf32>,
+                    %w: tensor<8xf32>, %g: tensor<f32>, %i: tensor<2xi64>,
+                    %m: tensor<2xf32>, %rng: !ckpt.rng, %e: tensor<2x2x8xf32>,
+                    %t: tensor<2x2xi64>) {
+  // CHECK: ckpt.sigmoid_grad %{{.+}}, %{{.+}} : tensor<2x8xf32>
+  %0 = ckpt.sigmoid_grad %dy, %x : tensor<2x8xf32>
+  // CHECK: ckpt.tanh_grad
+  %1 = ckpt.tanh_grad %dy, %x : tensor<2x8xf32>
+  // CHECK: ckpt.relu_grad
+  %2 = ckpt.relu_grad %dy, %x : tensor<2x8xf32>
+  // CHECK: ckpt.silu_grad
+  %3 = ckpt.silu_grad %dy, %x : tensor<2x8xf32>
+  // CHECK: ckpt.gelu_grad %{{.+}}, %{{.+}} approximate = tanh : tensor<2x8xf32>
+  %4 = ckpt.gelu_grad %dy, %x approximate = tanh : tensor<2x8xf32>
+  // CHECK: ckpt.softmax_grad %{{.+}}, %{{.+}} dim = 1 : tensor<2x8xf32>
+  %5 = ckpt.softmax_grad %dy, %x dim = 1 : tensor<2x8xf32>
+  // CHECK: ckpt.log_softmax_grad %{{.+}}, %{{.+}} dim = 0 : tensor<2x8xf32>
+  %6 = ckpt.log_softmax_grad %dy, %x dim = 0 : tensor<2x8xf32>
+  // CHECK: ckpt.layer_norm_grad %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} weight %{{.+}} normalized_shape = [8] : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  %7:3 = ckpt.layer_norm_grad %dy, %x, %s, %s weight %w normalized_shape = [8]
+      : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  // CHECK: ckpt.rms_norm_grad %{{.+}}, %{{.+}}, %{{.+}} normalized_shape = [8] : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>) -> (tensor<2x8xf32>, tensor<8xf32>)
+  %8:2 = ckpt.rms_norm_grad %dy, %x, %s normalized_shape = [8]
+      : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>) -> (tensor<2x8xf32>, tensor<8xf32>)
+  // CHECK: ckpt.embedding_grad %{{.+}}, %{{.+}} num_embeddings = 10 : (tensor<2x2x8xf32>, tensor<2x2xi64>) -> tensor<10x8xf32>
+  %9 = ckpt.embedding_grad %e, %t num_embeddings = 10 : (tensor<2x2x8xf32>, tensor<2x2xi64>) -> tensor<10x8xf32>
+  // CHECK: ckpt.cross_entropy_grad %{{.+}}, %{{.+}}, %{{.+}} : (tensor<f32>, tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+  %10 = ckpt.cross_entropy_grad %g, %x, %i : (tensor<f32>, tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+  // CHECK: ckpt.mse_loss_grad %{{.+}}, %{{.+}}, %{{.+}} : (tensor<f32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %11 = ckpt.mse_loss_grad %g, %x, %dy : (tensor<f32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK: ckpt.reduce_max_grad %{{.+}}, %{{.+}}, %{{.+}} dims = [1] : (tensor<2xf32>, tensor<2x8xf32>, tensor<2xf32>) -> tensor<2x8xf32>
+  %12 = ckpt.reduce_max_grad %m, %x, %m dims = [1] : (tensor<2xf32>, tensor<2x8xf32>, tensor<2xf32>) -> tensor<2x8xf32>
+  // CHECK: ckpt.slice_grad %{{.+}} dim = 1 start = 2 end = 10 : tensor<2x8xf32> -> tensor<2x12xf32>
+  %13 = ckpt.slice_grad %dy dim = 1 start = 2 end = 10 : tensor<2x8xf32> -> tensor<2x12xf32>
+  // CHECK: ckpt.dropout_grad %{{.+}} rng %{{.+}} offset = 4 p = 1.000000e-01 : tensor<2x8xf32>
+  %14 = ckpt.dropout_grad %dy rng %rng offset = 4 p = 0.1 : tensor<2x8xf32>
+  // CHECK: ckpt.dropout %{{.+}} rng %{{.+}} offset = 0 p = 1.000000e-01 : tensor<2x8xf32>
+  %15 = ckpt.dropout %x rng %rng offset = 0 p = 0.1 : tensor<2x8xf32>
+  return
+}

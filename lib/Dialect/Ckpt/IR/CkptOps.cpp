@@ -558,12 +558,14 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult CrossEntropyOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
-  StringRef name = getOperationName();
-  auto logits = cast<RankedTensorType>(adaptor.getLogits().getType());
-  auto labels = cast<RankedTensorType>(adaptor.getLabels().getType());
+/// The scalar loss type of cross-entropy over `logits` and `labels`; shared
+/// by the loss and its gradient, which report under their own names.
+static LogicalResult inferCrossEntropyType(std::optional<Location> loc,
+                                           StringRef name, Value logitsValue,
+                                           Value labelsValue,
+                                           SmallVectorImpl<Type> &inferred) {
+  auto logits = cast<RankedTensorType>(logitsValue.getType());
+  auto labels = cast<RankedTensorType>(labelsValue.getType());
   if (logits.getRank() != 2)
     return opError(loc, name, "logits must be 2-D [batch, classes], got rank ",
                    logits.getRank());
@@ -578,18 +580,34 @@ LogicalResult CrossEntropyOp::inferReturnTypes(
   return success();
 }
 
+LogicalResult CrossEntropyOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  return inferCrossEntropyType(loc, getOperationName(), adaptor.getLogits(),
+                               adaptor.getLabels(), inferred);
+}
+
+/// The scalar loss type of mean squared error; shared like cross-entropy's.
+static LogicalResult inferMseLossType(std::optional<Location> loc,
+                                      StringRef name, Value inputValue,
+                                      Value targetValue,
+                                      SmallVectorImpl<Type> &inferred) {
+  Type input = inputValue.getType();
+  Type target = targetValue.getType();
+  if (input != target)
+    return opError(loc, name, "input ", input, " and target ", target,
+                   " must have the same type");
+  inferred.push_back(
+      RankedTensorType::get({}, cast<RankedTensorType>(input).getElementType()));
+  return success();
+}
+
 LogicalResult MseLossOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
-  Type input = adaptor.getInput().getType();
-  Type target = adaptor.getTarget().getType();
-  if (input != target)
-    return opError(loc, getOperationName(), "input ", input, " and target ",
-                   target, " must have the same type");
-  inferred.push_back(
-      RankedTensorType::get({}, cast<RankedTensorType>(input).getElementType()));
-  return success();
+  return inferMseLossType(loc, getOperationName(), adaptor.getInput(),
+                          adaptor.getTarget(), inferred);
 }
 
 //===----------------------------------------------------------------------===//
@@ -663,22 +681,23 @@ LogicalResult EmbeddingGradOp::inferReturnTypes(
     return opError(loc, name, "grad shape ", ShapeText{grad.getShape()},
                    " must be the indices shape ",
                    ShapeText{indices.getShape()}, " plus one dimension");
-  if (adaptor.getNumEmbeddings() < 1)
+  int64_t numEmbeddings = adaptor.getNumEmbeddings();
+  if (numEmbeddings < 1)
     return opError(loc, name, "num_embeddings must be positive, got ",
-                   adaptor.getNumEmbeddings());
+                   numEmbeddings);
   inferred.push_back(RankedTensorType::get(
-      {adaptor.getNumEmbeddings(), grad.getShape().back()},
+      {numEmbeddings, grad.getShape().back()},
       grad.getElementType()));
   return success();
 }
 
 LogicalResult CrossEntropyGradOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
   SmallVector<Type> loss;
-  SmallVector<Value> operands = {adaptor.getLogits(), adaptor.getLabels()};
-  CrossEntropyOp::Adaptor forward(operands);
-  if (failed(CrossEntropyOp::inferReturnTypes(context, loc, forward, loss)) ||
+  if (failed(inferCrossEntropyType(loc, getOperationName(),
+                                   adaptor.getLogits(), adaptor.getLabels(),
+                                   loss)) ||
       failed(checkGradType(loc, getOperationName(), "grad",
                            adaptor.getGrad().getType(), loss.front())))
     return failure();
@@ -686,14 +705,13 @@ LogicalResult CrossEntropyGradOp::inferReturnTypes(
   return success();
 }
 
-LogicalResult MseLossGradOp::inferReturnTypes(MLIRContext *context,
+LogicalResult MseLossGradOp::inferReturnTypes(MLIRContext *,
                                               std::optional<Location> loc,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &inferred) {
   SmallVector<Type> loss;
-  SmallVector<Value> operands = {adaptor.getInput(), adaptor.getTarget()};
-  MseLossOp::Adaptor forward(operands);
-  if (failed(MseLossOp::inferReturnTypes(context, loc, forward, loss)) ||
+  if (failed(inferMseLossType(loc, getOperationName(), adaptor.getInput(),
+                              adaptor.getTarget(), loss)) ||
       failed(checkGradType(loc, getOperationName(), "grad",
                            adaptor.getGrad().getType(), loss.front())))
     return failure();

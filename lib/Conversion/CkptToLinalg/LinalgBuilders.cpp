@@ -1,0 +1,148 @@
+//===- LinalgBuilders.cpp - linalg.generic shapes shared by the lowerings -===//
+//
+// Indexing maps encode NumPy broadcasting: an operand dimension of size 1
+// facing a larger result dimension reads index 0, and missing leading
+// dimensions are not indexed at all.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace ckpt;
+
+Value ScalarBuilder::constant(double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+Value ScalarBuilder::add(Value x, Value y) {
+  return arith::AddFOp::create(b, loc, x, y);
+}
+Value ScalarBuilder::sub(Value x, Value y) {
+  return arith::SubFOp::create(b, loc, x, y);
+}
+Value ScalarBuilder::mul(Value x, Value y) {
+  return arith::MulFOp::create(b, loc, x, y);
+}
+Value ScalarBuilder::div(Value x, Value y) {
+  return arith::DivFOp::create(b, loc, x, y);
+}
+Value ScalarBuilder::neg(Value x) { return arith::NegFOp::create(b, loc, x); }
+Value ScalarBuilder::max(Value x, Value y) {
+  return arith::MaximumFOp::create(b, loc, x, y);
+}
+Value ScalarBuilder::exp(Value x) { return math::ExpOp::create(b, loc, x); }
+Value ScalarBuilder::log(Value x) { return math::LogOp::create(b, loc, x); }
+Value ScalarBuilder::tanh(Value x) { return math::TanhOp::create(b, loc, x); }
+Value ScalarBuilder::erf(Value x) { return math::ErfOp::create(b, loc, x); }
+Value ScalarBuilder::rsqrt(Value x) { return math::RsqrtOp::create(b, loc, x); }
+Value ScalarBuilder::sigmoid(Value x) {
+  return div(constant(1.0), add(constant(1.0), exp(neg(x))));
+}
+Value ScalarBuilder::greater(Value x, Value y) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
+}
+Value ScalarBuilder::equal(Value x, Value y) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);
+}
+Value ScalarBuilder::select(Value condition, Value x, Value y) {
+  return arith::SelectOp::create(b, loc, condition, x, y);
+}
+
+Value ckpt::emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value ckpt::filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                         double value) {
+  ScalarBuilder s{b, loc, type.getElementType()};
+  return linalg::FillOp::create(b, loc, s.constant(value),
+                                emptyTensor(b, loc, type))
+      .getResult(0);
+}
+
+/// The map reading `type` at the iteration point of `iterationShape`.
+static AffineMap broadcastMap(MLIRContext *context,
+                              ArrayRef<int64_t> iterationShape,
+                              RankedTensorType type) {
+  int64_t rank = iterationShape.size();
+  int64_t offset = rank - type.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    int64_t d = offset + i;
+    exprs.push_back(type.getDimSize(i) == 1 && iterationShape[d] != 1
+                        ? getAffineConstantExpr(0, context)
+                        : getAffineDimExpr(d, context));
+  }
+  return AffineMap::get(rank, 0, exprs, context);
+}
+
+Value ckpt::buildPointwise(OpBuilder &b, Location loc,
+                           RankedTensorType resultType, ValueRange inputs,
+                           ScalarBody body) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(broadcastMap(context, resultType.getShape(),
+                                cast<RankedTensorType>(input.getType())));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(resultType.getRank(),
+                                                   context));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, inputs,
+             ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               Value result = body(nested, nestedLoc, args.drop_back());
+               linalg::YieldOp::create(nested, nestedLoc, result);
+             })
+      .getResult(0);
+}
+
+Value ckpt::buildReduction(OpBuilder &b, Location loc,
+                           RankedTensorType iterationType, ValueRange inputs,
+                           ArrayRef<int64_t> dims,
+                           RankedTensorType resultType, double init,
+                           ScalarBody body) {
+  MLIRContext *context = b.getContext();
+  int64_t rank = iterationType.getRank();
+  bool keepdim = resultType.getRank() == rank;
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(broadcastMap(context, iterationType.getShape(),
+                                cast<RankedTensorType>(input.getType())));
+  SmallVector<AffineExpr> outputExprs;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool reduced = llvm::is_contained(dims, d);
+    iterators.push_back(reduced ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+    if (!reduced)
+      outputExprs.push_back(getAffineDimExpr(d, context));
+    else if (keepdim)
+      outputExprs.push_back(getAffineConstantExpr(0, context));
+  }
+  maps.push_back(AffineMap::get(rank, 0, outputExprs, context));
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, inputs,
+             ValueRange{filledTensor(b, loc, resultType, init)}, maps,
+             iterators,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       body(nested, nestedLoc, args));
+             })
+      .getResult(0);
+}
+
+SmallVector<int64_t> ckpt::dimRange(int64_t begin, int64_t end) {
+  SmallVector<int64_t> dims(std::max<int64_t>(end - begin, 0));
+  std::iota(dims.begin(), dims.end(), begin);
+  return dims;
+}

@@ -1,0 +1,75 @@
+//===- LinalgBuilders.h - linalg.generic shapes shared by the lowerings ---===//
+//
+// Every ckpt op lowers to a few linalg.generic ops of three shapes: a
+// pointwise map with NumPy broadcasting, a reduction over some dimensions,
+// and a contraction. These helpers build them so each lowering only states
+// its scalar arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_LIB_CONVERSION_CKPTTOLINALG_LINALGBUILDERS_H
+#define CKPT_LIB_CONVERSION_CKPTTOLINALG_LINALGBUILDERS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace ckpt {
+
+using ScalarBody = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// Emits scalar arithmetic with one element type, as lowerings need it.
+struct ScalarBuilder {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  mlir::Type type;
+
+  mlir::Value constant(double value);
+  mlir::Value add(mlir::Value x, mlir::Value y);
+  mlir::Value sub(mlir::Value x, mlir::Value y);
+  mlir::Value mul(mlir::Value x, mlir::Value y);
+  mlir::Value div(mlir::Value x, mlir::Value y);
+  mlir::Value neg(mlir::Value x);
+  mlir::Value max(mlir::Value x, mlir::Value y);
+  mlir::Value exp(mlir::Value x);
+  mlir::Value log(mlir::Value x);
+  mlir::Value tanh(mlir::Value x);
+  mlir::Value erf(mlir::Value x);
+  mlir::Value rsqrt(mlir::Value x);
+  mlir::Value sigmoid(mlir::Value x);
+  /// x > y as an i1.
+  mlir::Value greater(mlir::Value x, mlir::Value y);
+  mlir::Value equal(mlir::Value x, mlir::Value y);
+  mlir::Value select(mlir::Value condition, mlir::Value x, mlir::Value y);
+};
+
+/// A tensor of `type` (static shape), uninitialised.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type);
+
+/// A tensor of `type` filled with `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType type, double value);
+
+/// result[i...] = body(inputs broadcast to result's shape at i...).
+mlir::Value buildPointwise(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::RankedTensorType resultType,
+                           mlir::ValueRange inputs, ScalarBody body);
+
+/// Reduces `inputs` (all of the iteration shape, or broadcastable to it)
+/// over the sorted `dims` into a tensor of `resultType`, which either keeps
+/// the reduced dimensions with size 1 or drops them. The accumulator starts
+/// at `init`; `body` gets the input elements followed by the accumulator.
+mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::RankedTensorType iterationType,
+                           mlir::ValueRange inputs,
+                           llvm::ArrayRef<int64_t> dims,
+                           mlir::RankedTensorType resultType, double init,
+                           ScalarBody body);
+
+/// The dimensions [first, rank) or [0, count) as a sorted list.
+llvm::SmallVector<int64_t> dimRange(int64_t begin, int64_t end);
+
+} // namespace ckpt
+
+#endif // CKPT_LIB_CONVERSION_CKPTTOLINALG_LINALGBUILDERS_H
