@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ckpt/Conversion/Passes.h"
+#include "ckpt/Conversion/Pipelines/Pipelines.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 
@@ -26,6 +28,8 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   ckpt::registerCkptPasses();
+  ckpt::registerCkptConversionPasses();
+  ckpt::registerLowerToLLVMPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<ckpt::CkptDialect, mlir::arith::ArithDialect,
@@ -34,6 +38,7 @@ int main(int argc, char **argv) {
                   mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+  ckpt::registerLowerToLLVMDependencies(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "ckpt-opt: activation checkpointing compiler\n", registry));

@@ -41,7 +41,10 @@ Value ScalarBuilder::exp(Value x) { return math::ExpOp::create(b, loc, x); }
 Value ScalarBuilder::log(Value x) { return math::LogOp::create(b, loc, x); }
 Value ScalarBuilder::tanh(Value x) { return math::TanhOp::create(b, loc, x); }
 Value ScalarBuilder::erf(Value x) { return math::ErfOp::create(b, loc, x); }
-Value ScalarBuilder::rsqrt(Value x) { return math::RsqrtOp::create(b, loc, x); }
+// 1 / sqrt(x), as PyTorch's CPU normalisations compute it.
+Value ScalarBuilder::rsqrt(Value x) {
+  return div(constant(1.0), math::SqrtOp::create(b, loc, x));
+}
 Value ScalarBuilder::sigmoid(Value x) {
   return div(constant(1.0), add(constant(1.0), exp(neg(x))));
 }

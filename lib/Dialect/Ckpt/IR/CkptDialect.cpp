@@ -48,9 +48,11 @@ LogicalResult CkptDialect::verifyRegionArgAttribute(Operation *op,
   // so for declarations, which have no entry block to read types from.
   Type type = cast<FunctionOpInterface>(op).getArgumentTypes()[argIndex];
   if (attr.getName() == kDimNamesAttrName) {
+    // Buffers keep the attributes of the tensors they replace.
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
-    auto tensor = dyn_cast<RankedTensorType>(type);
+    auto tensor = dyn_cast<ShapedType>(type);
     if (!names || !tensor ||
+        !tensor.hasRank() ||
         names.size() != static_cast<size_t>(tensor.getRank()) ||
         !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); }))
       return op->emitError()
@@ -66,8 +68,9 @@ LogicalResult CkptDialect::verifyRegionArgAttribute(Operation *op,
   if (!isa<UnitAttr>(attr.getValue()))
     return op->emitError() << "'" << kParamAttrName
                            << "' is a unit attribute and takes no value";
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !isa<FloatType>(tensor.getElementType()))
+  auto tensor = dyn_cast<ShapedType>(type);
+  if (!tensor || !isa<RankedTensorType, MemRefType>(type) ||
+      !isa<FloatType>(tensor.getElementType()))
     return op->emitError() << "'" << kParamAttrName << "' on argument "
                            << argIndex << " of type " << type
                            << ": parameters must be floating-point tensors";

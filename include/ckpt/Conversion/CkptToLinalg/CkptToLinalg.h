@@ -1,0 +1,30 @@
+//===- CkptToLinalg.h - ckpt ops -> linalg/tensor/arith/math --------------===//
+//
+// Patterns that lower ckpt ops on tensors to linalg.generic and tensor ops,
+// one populate function per op family, and the pass that applies them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_CONVERSION_CKPTTOLINALG_CKPTTOLINALG_H
+#define CKPT_CONVERSION_CKPTTOLINALG_CKPTTOLINALG_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace ckpt {
+
+/// Pointwise ops and their gradients (add ... gelu, where, *_grad).
+void populateElementwiseToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Reductions, softmax and log_softmax, and their gradients.
+void populateReductionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// linear and matmul.
+void populateDenseToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// reshape, transpose, broadcast_to, slice, slice_grad, concat.
+void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns);
+/// layer_norm, rms_norm and their gradients.
+void populateNormalizationToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// Checkpoint segments run inline once lowered.
+void populateSegmentInliningPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace ckpt
+
+#endif // CKPT_CONVERSION_CKPTTOLINALG_CKPTTOLINALG_H

@@ -1,0 +1,26 @@
+//===- Passes.h - ckpt conversion passes ----------------------------------===//
+//
+// Declarations and registration of the passes that lower out of ckpt.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_CONVERSION_PASSES_H
+#define CKPT_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace ckpt {
+
+#define GEN_PASS_DECL
+#include "ckpt/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "ckpt/Conversion/Passes.h.inc"
+
+} // namespace ckpt
+
+#endif // CKPT_CONVERSION_PASSES_H

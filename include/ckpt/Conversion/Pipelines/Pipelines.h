@@ -1,0 +1,33 @@
+//===- Pipelines.h - named lowering pipelines -----------------------------===//
+//
+// The pipeline that takes ckpt training steps to the LLVM dialect for the
+// CPU, as a function (for embedding in other compilers) and as the named
+// pipeline `ckpt-lower-to-llvm`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_CONVERSION_PIPELINES_PIPELINES_H
+#define CKPT_CONVERSION_PIPELINES_PIPELINES_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace ckpt {
+
+/// ckpt -> linalg on tensors -> one-shot bufferization (identity layouts at
+/// function boundaries) with ownership-based deallocation -> loops -> LLVM.
+/// Heap allocations become calls of `_mlir_memref_to_llvm_alloc` and
+/// `_mlir_memref_to_llvm_free`, so a runtime can count them.
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// Registers the dialects and interface models the pipeline needs in the
+/// context that runs it (bufferization models of arith, linalg, tensor and
+/// func; allocation models of memref; math-to-libm's func calls).
+void registerLowerToLLVMDependencies(mlir::DialectRegistry &registry);
+
+/// Registers `ckpt-lower-to-llvm`.
+void registerLowerToLLVMPipeline();
+
+} // namespace ckpt
+
+#endif // CKPT_CONVERSION_PIPELINES_PIPELINES_H

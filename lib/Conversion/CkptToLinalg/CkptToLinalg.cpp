@@ -1,0 +1,83 @@
+//===- CkptToLinalg.cpp - the ckpt-to-linalg pass -------------------------===//
+//
+// Inlines checkpoint segments and applies every op family's lowering
+// patterns with a conversion target on which no ckpt op is legal, so any
+// op left behind is reported with its location.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Conversion/CkptToLinalg/CkptToLinalg.h"
+#include "ckpt/Conversion/Passes.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace ckpt {
+#define GEN_PASS_DEF_CKPTTOLINALGPASS
+#include "ckpt/Conversion/Passes.h.inc"
+} // namespace ckpt
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+/// A lowered segment is its body, run where the segment stands.
+struct InlineSegment : OpRewritePattern<CheckpointOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CheckpointOp segment,
+                                PatternRewriter &rewriter) const override {
+    Block &body = segment.getBodyBlock();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<Value> results(yield.getValues());
+    rewriter.eraseOp(yield);
+    rewriter.inlineBlockBefore(&body, segment, segment.getInputs());
+    rewriter.replaceOp(segment, results);
+    return success();
+  }
+};
+
+/// dropout with p = 0 keeps every element: the identity.
+struct LowerIdentityDropout : OpRewritePattern<DropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(DropoutOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getP().isZero())
+      return rewriter.notifyMatchFailure(op, "needs the Philox generator");
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
+struct CkptToLinalgPass
+    : public ckpt::impl::CkptToLinalgPassBase<CkptToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    populateSegmentInliningPatterns(patterns);
+    populateElementwiseToLinalgPatterns(patterns);
+    populateReductionToLinalgPatterns(patterns);
+    populateDenseToLinalgPatterns(patterns);
+    populateShapeToTensorPatterns(patterns);
+    populateNormalizationToLinalgPatterns(patterns);
+
+    ConversionTarget target(*context);
+    target.addIllegalDialect<CkptDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect,
+                           func::FuncDialect>();
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void ckpt::populateSegmentInliningPatterns(RewritePatternSet &patterns) {
+  patterns.add<InlineSegment, LowerIdentityDropout>(patterns.getContext());
+}

@@ -1,0 +1,107 @@
+//===- Dense.cpp - linear and matmul -> linalg.generic contractions -------===//
+//
+// Both are one contraction linalg.generic: matmul over (batch..., m, n, k)
+// with broadcast batch maps, linear over (rows..., n, k) reading the weight
+// as [n, k], accumulating into zeros or into the broadcast bias.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "LoweringPattern.h"
+
+#include "ckpt/Conversion/CkptToLinalg/CkptToLinalg.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+/// out += lhs * rhs over an iteration space whose last dimension is the
+/// contraction; maps give the operands' indices.
+Value contract(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
+               ArrayRef<AffineMap> maps) {
+  auto type = cast<RankedTensorType>(init.getType());
+  unsigned rank = maps.front().getNumDims();
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.back() = utils::IteratorType::reduction;
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{lhs, rhs}, ValueRange{init},
+             maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               ScalarBuilder s{nb, nl, type.getElementType()};
+               linalg::YieldOp::create(
+                   nb, nl, s.add(args[2], s.mul(args[0], args[1])));
+             })
+      .getResult(0);
+}
+
+FailureOr<SmallVector<Value>> lowerMatmul(MatmulOp op,
+                                          PatternRewriter &rewriter) {
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getType();
+  int64_t batch = result.getRank() - 2;
+  unsigned rank = batch + 3; // batch..., m, n, k
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  auto operandMap = [&](RankedTensorType type, AffineExpr row,
+                        AffineExpr column) {
+    SmallVector<AffineExpr> exprs;
+    int64_t offset = batch - (type.getRank() - 2);
+    for (int64_t i = 0; i < type.getRank() - 2; ++i)
+      exprs.push_back(type.getDimSize(i) == 1 &&
+                              result.getDimSize(offset + i) != 1
+                          ? getAffineConstantExpr(0, context)
+                          : d(offset + i));
+    exprs.append({row, column});
+    return AffineMap::get(rank, 0, exprs, context);
+  };
+  SmallVector<AffineExpr> out;
+  for (unsigned i = 0; i < batch + 2; ++i)
+    out.push_back(d(i));
+  SmallVector<AffineMap> maps = {
+      operandMap(op.getLhs().getType(), d(batch), d(batch + 2)),
+      operandMap(op.getRhs().getType(), d(batch + 2), d(batch + 1)),
+      AffineMap::get(rank, 0, out, context)};
+  Value zeros = filledTensor(rewriter, op.getLoc(), result, 0.0);
+  return SmallVector<Value>{contract(rewriter, op.getLoc(), op.getLhs(),
+                                     op.getRhs(), zeros, maps)};
+}
+
+FailureOr<SmallVector<Value>> lowerLinear(LinearOp op,
+                                          PatternRewriter &rewriter) {
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getType();
+  unsigned rows = result.getRank() - 1;
+  unsigned rank = rows + 2; // rows..., n, k
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
+  SmallVector<AffineExpr> input, out;
+  for (unsigned i = 0; i < rows; ++i) {
+    input.push_back(d(i));
+    out.push_back(d(i));
+  }
+  input.push_back(d(rows + 1));
+  out.push_back(d(rows));
+  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, input, context),
+                                 AffineMap::get(rank, 0, {d(rows), d(rows + 1)},
+                                                context),
+                                 AffineMap::get(rank, 0, out, context)};
+  Value init =
+      op.getBias()
+          ? buildPointwise(rewriter, op.getLoc(), result, op.getBias(),
+                           [](OpBuilder &, Location, ValueRange x) {
+                             return x[0];
+                           })
+          : filledTensor(rewriter, op.getLoc(), result, 0.0);
+  return SmallVector<Value>{contract(rewriter, op.getLoc(), op.getInput(),
+                                     op.getWeight(), init, maps)};
+}
+
+} // namespace
+
+void ckpt::populateDenseToLinalgPatterns(RewritePatternSet &patterns) {
+  addLowering<MatmulOp>(patterns, lowerMatmul);
+  addLowering<LinearOp>(patterns, lowerLinear);
+}

@@ -1,0 +1,319 @@
+//===- Reductions.cpp - reductions, softmax and losses -> linalg ----------===//
+//
+// Reductions are linalg.generic ops with reduction iterators; softmax-like
+// ops and losses are a few of them combined with pointwise maps, keeping
+// the reduced dimensions (size 1) so the pointwise maps broadcast them back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "LoweringPattern.h"
+
+#include "ckpt/Conversion/CkptToLinalg/CkptToLinalg.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+constexpr double kNegInfinity = -std::numeric_limits<double>::infinity();
+
+/// `type` with `dims` set to 1.
+RankedTensorType keptType(RankedTensorType type, ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t d : dims)
+    shape[d] = 1;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The reduced dimensions of a reduction op, sorted (all when absent).
+SmallVector<int64_t> reducedDims(std::optional<ArrayRef<int64_t>> dims,
+                                 int64_t rank) {
+  if (!dims)
+    return dimRange(0, rank);
+  SmallVector<int64_t> sorted(*dims);
+  llvm::sort(sorted);
+  return sorted;
+}
+
+uint64_t countOf(RankedTensorType type, ArrayRef<int64_t> dims) {
+  uint64_t count = 1;
+  for (int64_t d : dims)
+    count *= type.getDimSize(d);
+  return count;
+}
+
+/// Sum over `dims` of `body(elements)`.
+Value sumOver(OpBuilder &b, Location loc, RankedTensorType iteration,
+              ValueRange inputs, ArrayRef<int64_t> dims,
+              RankedTensorType result,
+              function_ref<Value(ScalarBuilder &, ValueRange)> body) {
+  return buildReduction(b, loc, iteration, inputs, dims, result, 0.0,
+                        [&](OpBuilder &nb, Location nl, ValueRange args) {
+                          ScalarBuilder s{nb, nl, result.getElementType()};
+                          return s.add(args.back(),
+                                       body(s, args.drop_back()));
+                        });
+}
+
+Value maxOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
+              RankedTensorType result) {
+  auto type = cast<RankedTensorType>(input.getType());
+  return buildReduction(b, loc, type, input, dims, result, kNegInfinity,
+                        [&](OpBuilder &nb, Location nl, ValueRange args) {
+                          ScalarBuilder s{nb, nl, result.getElementType()};
+                          return s.max(args[0], args[1]);
+                        });
+}
+
+Value identity(ScalarBuilder &, ValueRange x) { return x[0]; }
+
+template <typename OpTy>
+FailureOr<SmallVector<Value>> lowerSumOrMean(OpTy op,
+                                             PatternRewriter &rewriter) {
+  RankedTensorType input = op.getInput().getType();
+  RankedTensorType result = op.getType();
+  SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
+  Value sum = sumOver(rewriter, op.getLoc(), input, op.getInput(), dims,
+                      result, identity);
+  if (isa<ReduceMeanOp>(op)) {
+    double count = countOf(input, dims);
+    sum = buildPointwise(rewriter, op.getLoc(), result, sum,
+                         [&](OpBuilder &b, Location loc, ValueRange x) {
+                           ScalarBuilder s{b, loc, result.getElementType()};
+                           return s.div(x[0], s.constant(count));
+                         });
+  }
+  return SmallVector<Value>{sum};
+}
+
+FailureOr<SmallVector<Value>> lowerReduceMax(ReduceMaxOp op,
+                                             PatternRewriter &rewriter) {
+  RankedTensorType input = op.getInput().getType();
+  SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
+  return SmallVector<Value>{
+      maxOver(rewriter, op.getLoc(), op.getInput(), dims, op.getType())};
+}
+
+FailureOr<SmallVector<Value>> lowerReduceMaxGrad(ReduceMaxGradOp op,
+                                                 PatternRewriter &rewriter) {
+  // The gradient is shared evenly by the elements equal to the maximum.
+  Location loc = op.getLoc();
+  RankedTensorType input = op.getInput().getType();
+  SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
+  RankedTensorType kept = keptType(input, dims);
+  auto asKept = [&](Value value) -> Value {
+    return value.getType() == kept
+               ? value
+               : ReshapeOp::create(rewriter, loc, kept, value).getResult();
+  };
+  Value output = asKept(op.getOutput()), grad = asKept(op.getGrad());
+  Value ties = sumOver(rewriter, loc, input, {op.getInput(), output}, dims,
+                       kept, [](ScalarBuilder &s, ValueRange x) {
+                         return s.select(s.equal(x[0], x[1]), s.constant(1.0),
+                                         s.constant(0.0));
+                       });
+  return SmallVector<Value>{buildPointwise(
+      rewriter, loc, input, {op.getInput(), output, grad, ties},
+      [&](OpBuilder &b, Location l, ValueRange x) {
+        ScalarBuilder s{b, l, input.getElementType()};
+        return s.select(s.equal(x[0], x[1]), s.div(x[2], x[3]),
+                        s.constant(0.0));
+      })};
+}
+
+/// The max-shifted exponentials and their sum along `dim`, the shared part
+/// of softmax, log_softmax and cross-entropy.
+struct SoftmaxParts {
+  Value max, sum;
+};
+
+SoftmaxParts softmaxParts(OpBuilder &b, Location loc, Value input,
+                          int64_t dim) {
+  auto type = cast<RankedTensorType>(input.getType());
+  RankedTensorType kept = keptType(type, {dim});
+  Value max = maxOver(b, loc, input, {dim}, kept);
+  Value sum = sumOver(b, loc, type, {input, max}, {dim}, kept,
+                      [](ScalarBuilder &s, ValueRange x) {
+                        return s.exp(s.sub(x[0], x[1]));
+                      });
+  return {max, sum};
+}
+
+FailureOr<SmallVector<Value>> lowerSoftmax(SoftmaxOp op,
+                                           PatternRewriter &rewriter) {
+  RankedTensorType type = op.getType();
+  SoftmaxParts parts =
+      softmaxParts(rewriter, op.getLoc(), op.getInput(), op.getDim());
+  return SmallVector<Value>{buildPointwise(
+      rewriter, op.getLoc(), type, {op.getInput(), parts.max, parts.sum},
+      [&](OpBuilder &b, Location loc, ValueRange x) {
+        ScalarBuilder s{b, loc, type.getElementType()};
+        return s.div(s.exp(s.sub(x[0], x[1])), x[2]);
+      })};
+}
+
+FailureOr<SmallVector<Value>> lowerLogSoftmax(LogSoftmaxOp op,
+                                              PatternRewriter &rewriter) {
+  RankedTensorType type = op.getType();
+  SoftmaxParts parts =
+      softmaxParts(rewriter, op.getLoc(), op.getInput(), op.getDim());
+  return SmallVector<Value>{buildPointwise(
+      rewriter, op.getLoc(), type, {op.getInput(), parts.max, parts.sum},
+      [&](OpBuilder &b, Location loc, ValueRange x) {
+        ScalarBuilder s{b, loc, type.getElementType()};
+        return s.sub(s.sub(x[0], x[1]), s.log(x[2]));
+      })};
+}
+
+FailureOr<SmallVector<Value>> lowerSoftmaxGrad(SoftmaxGradOp op,
+                                               PatternRewriter &rewriter) {
+  // dx = y * (dy - sum(dy * y)).
+  RankedTensorType type = op.getType();
+  Location loc = op.getLoc();
+  Value dot = sumOver(rewriter, loc, type, {op.getGrad(), op.getForward()},
+                      {op.getDim()}, keptType(type, {op.getDim()}),
+                      [](ScalarBuilder &s, ValueRange x) {
+                        return s.mul(x[0], x[1]);
+                      });
+  return SmallVector<Value>{buildPointwise(
+      rewriter, loc, type, {op.getGrad(), op.getForward(), dot},
+      [&](OpBuilder &b, Location l, ValueRange x) {
+        ScalarBuilder s{b, l, type.getElementType()};
+        return s.mul(x[1], s.sub(x[0], x[2]));
+      })};
+}
+
+FailureOr<SmallVector<Value>> lowerLogSoftmaxGrad(LogSoftmaxGradOp op,
+                                                  PatternRewriter &rewriter) {
+  // dx = dy - exp(y) * sum(dy).
+  RankedTensorType type = op.getType();
+  Location loc = op.getLoc();
+  Value total = sumOver(rewriter, loc, type, op.getGrad(), {op.getDim()},
+                        keptType(type, {op.getDim()}), identity);
+  return SmallVector<Value>{buildPointwise(
+      rewriter, loc, type, {op.getGrad(), op.getForward(), total},
+      [&](OpBuilder &b, Location l, ValueRange x) {
+        ScalarBuilder s{b, l, type.getElementType()};
+        return s.sub(x[0], s.mul(s.exp(x[1]), x[2]));
+      })};
+}
+
+FailureOr<SmallVector<Value>> lowerMseLoss(MseLossOp op,
+                                           PatternRewriter &rewriter) {
+  RankedTensorType input = op.getInput().getType();
+  double count = countOf(input, dimRange(0, input.getRank()));
+  Value sum = sumOver(rewriter, op.getLoc(), input,
+                      {op.getInput(), op.getTarget()},
+                      dimRange(0, input.getRank()), op.getType(),
+                      [](ScalarBuilder &s, ValueRange x) {
+                        Value d = s.sub(x[0], x[1]);
+                        return s.mul(d, d);
+                      });
+  return SmallVector<Value>{buildPointwise(
+      rewriter, op.getLoc(), op.getType(), sum,
+      [&](OpBuilder &b, Location loc, ValueRange x) {
+        ScalarBuilder s{b, loc, input.getElementType()};
+        return s.div(x[0], s.constant(count));
+      })};
+}
+
+FailureOr<SmallVector<Value>> lowerMseLossGrad(MseLossGradOp op,
+                                               PatternRewriter &rewriter) {
+  RankedTensorType type = op.getType();
+  double count = countOf(type, dimRange(0, type.getRank()));
+  return SmallVector<Value>{buildPointwise(
+      rewriter, op.getLoc(), type,
+      {op.getGrad(), op.getInput(), op.getTarget()},
+      [&](OpBuilder &b, Location loc, ValueRange x) {
+        ScalarBuilder s{b, loc, type.getElementType()};
+        return s.div(s.mul(s.mul(x[0], s.constant(2.0)), s.sub(x[1], x[2])),
+                     s.constant(count));
+      })};
+}
+
+/// Whether the class index (dimension 1 of the iteration) is the row's
+/// label.
+Value isLabel(ScalarBuilder &s, Value label) {
+  Value column = linalg::IndexOp::create(s.b, s.loc, 1);
+  Value labelIndex =
+      arith::IndexCastOp::create(s.b, s.loc, s.b.getIndexType(), label);
+  return arith::CmpIOp::create(s.b, s.loc, arith::CmpIPredicate::eq, column,
+                               labelIndex);
+}
+
+FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
+                                                PatternRewriter &rewriter) {
+  // mean over rows of logsumexp(row) - row[label].
+  Location loc = op.getLoc();
+  RankedTensorType logits = op.getLogits().getType();
+  Type element = logits.getElementType();
+  SoftmaxParts parts = softmaxParts(rewriter, loc, op.getLogits(), 1);
+  auto labels2d = RankedTensorType::get({logits.getDimSize(0), 1},
+                                        op.getLabels().getType().getElementType());
+  Value labels = ReshapeOp::create(rewriter, loc, labels2d, op.getLabels());
+  RankedTensorType row = keptType(logits, {1});
+  Value picked = sumOver(rewriter, loc, logits, {op.getLogits(), labels}, {1},
+                         row, [](ScalarBuilder &s, ValueRange x) {
+                           return s.select(isLabel(s, x[1]), x[0],
+                                           s.constant(0.0));
+                         });
+  double rows = logits.getDimSize(0);
+  Value total = sumOver(rewriter, loc, row, {parts.max, parts.sum, picked},
+                        {0, 1}, op.getType(),
+                        [](ScalarBuilder &s, ValueRange x) {
+                          return s.sub(s.add(x[0], s.log(x[1])), x[2]);
+                        });
+  return SmallVector<Value>{buildPointwise(
+      rewriter, loc, op.getType(), total,
+      [&](OpBuilder &b, Location l, ValueRange x) {
+        ScalarBuilder s{b, l, element};
+        return s.div(x[0], s.constant(rows));
+      })};
+}
+
+FailureOr<SmallVector<Value>> lowerCrossEntropyGrad(CrossEntropyGradOp op,
+                                                    PatternRewriter &rewriter) {
+  // g * (softmax(row) - one_hot(label)) / rows.
+  Location loc = op.getLoc();
+  RankedTensorType logits = op.getType();
+  SoftmaxParts parts = softmaxParts(rewriter, loc, op.getLogits(), 1);
+  auto labels2d = RankedTensorType::get({logits.getDimSize(0), 1},
+                                        op.getLabels().getType().getElementType());
+  Value labels = ReshapeOp::create(rewriter, loc, labels2d, op.getLabels());
+  double rows = logits.getDimSize(0);
+  return SmallVector<Value>{buildPointwise(
+      rewriter, loc, logits,
+      {op.getLogits(), parts.max, parts.sum, labels, op.getGrad()},
+      [&](OpBuilder &b, Location l, ValueRange x) {
+        ScalarBuilder s{b, l, logits.getElementType()};
+        Value probability = s.div(s.exp(s.sub(x[0], x[1])), x[2]);
+        Value target =
+            s.select(isLabel(s, x[3]), s.constant(1.0), s.constant(0.0));
+        return s.div(s.mul(x[4], s.sub(probability, target)),
+                     s.constant(rows));
+      })};
+}
+
+} // namespace
+
+void ckpt::populateReductionToLinalgPatterns(RewritePatternSet &patterns) {
+  addLowering<ReduceSumOp>(patterns, lowerSumOrMean<ReduceSumOp>);
+  addLowering<ReduceMeanOp>(patterns, lowerSumOrMean<ReduceMeanOp>);
+  addLowering<ReduceMaxOp>(patterns, lowerReduceMax);
+  addLowering<ReduceMaxGradOp>(patterns, lowerReduceMaxGrad);
+  addLowering<SoftmaxOp>(patterns, lowerSoftmax);
+  addLowering<LogSoftmaxOp>(patterns, lowerLogSoftmax);
+  addLowering<SoftmaxGradOp>(patterns, lowerSoftmaxGrad);
+  addLowering<LogSoftmaxGradOp>(patterns, lowerLogSoftmaxGrad);
+  addLowering<MseLossOp>(patterns, lowerMseLoss);
+  addLowering<MseLossGradOp>(patterns, lowerMseLossGrad);
+  addLowering<CrossEntropyOp>(patterns, lowerCrossEntropy);
+  addLowering<CrossEntropyGradOp>(patterns, lowerCrossEntropyGrad);
+}
