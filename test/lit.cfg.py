@@ -20,4 +20,4 @@ config.substitutions.append(("%examples",
                              os.path.join(config.ckpt_src_root, "examples")))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["ckpt-opt"], [config.ckpt_tools_dir])
+llvm_config.add_tool_substitutions(["ckpt-opt", "ckpt-run"], [config.ckpt_tools_dir])

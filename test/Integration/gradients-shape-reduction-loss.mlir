@@ -1,0 +1,22 @@
+// Finite differences in f64 against the gradients of the shape ops,
+// reductions, cross-entropy and MSE.
+// RUN: %check_gradients | FileCheck %s
+// CHECK: gradient check: passed
+
+func.func @shapes(%x: tensor<2x6xf64> {ckpt.param}, %y: tensor<3xf64> {ckpt.param},
+                  %labels: tensor<4xi64>, %target: tensor<4x5xf64>) -> tensor<f64> {
+  %r = ckpt.reshape %x : tensor<2x6xf64> -> tensor<3x4xf64>
+  %t = ckpt.transpose %r permutation = [1, 0] : tensor<3x4xf64> -> tensor<4x3xf64>
+  %s = ckpt.slice %t dim = 1 start = 0 end = 3 step = 2 : tensor<4x3xf64> -> tensor<4x2xf64>
+  %b = ckpt.broadcast_to %y : tensor<3xf64> -> tensor<4x3xf64>
+  %c = ckpt.concat %s, %b dim = 1 : (tensor<4x2xf64>, tensor<4x3xf64>) -> tensor<4x5xf64>
+  %mx = ckpt.reduce_max %c dims = [1] keepdim : tensor<4x5xf64> -> tensor<4x1xf64>
+  %sh = ckpt.sub %c, %mx : (tensor<4x5xf64>, tensor<4x1xf64>) -> tensor<4x5xf64>
+  %mean = ckpt.reduce_mean %sh dims = [0] : tensor<4x5xf64> -> tensor<5xf64>
+  %sum = ckpt.reduce_sum %mean : tensor<5xf64> -> tensor<f64>
+  %ce = ckpt.cross_entropy %c, %labels : (tensor<4x5xf64>, tensor<4xi64>) -> tensor<f64>
+  %mse = ckpt.mse_loss %sh, %target : (tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<f64>
+  %l1 = ckpt.add %ce, %mse : tensor<f64>
+  %loss = ckpt.add %l1, %sum : tensor<f64>
+  return %loss : tensor<f64>
+}

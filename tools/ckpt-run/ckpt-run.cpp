@@ -1,0 +1,482 @@
+//===- ckpt-run.cpp - run a training step on the CPU and measure it -------===//
+//
+// Lowers a training step with ckpt-lower-to-llvm, JIT-compiles it, fills its
+// inputs deterministically from a seed (Philox4x32-10 from Random123),
+// runs it, and prints the loss, a checksum of every gradient, the peak heap
+// bytes the step really allocated next to the memory simulator's
+// prediction, and the step time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Analysis/MemorySimulator.h"
+#include "ckpt/Conversion/Pipelines/Pipelines.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Runtime/CountingAllocator.h"
+#include "ckpt/Runtime/Philox.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<training step .mlir>"),
+                                      cl::Required);
+static cl::opt<std::string>
+    functionName("function",
+                 cl::desc("Function to run (default: the training step)"),
+                 cl::init(""));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("Seed of the input values (default 0)"),
+                              cl::init(0));
+static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs (default 1)"),
+                                cl::init(1));
+static cl::opt<unsigned> warmup(
+    "warmup",
+    cl::desc("Untimed runs first; the first run also finishes JIT "
+             "compilation (default 1)"),
+    cl::init(1));
+static cl::opt<unsigned> checkGradients(
+    "check-gradients",
+    cl::desc("Compare the gradients with central finite differences of the "
+             "forward function along this many random directions (0: off)"),
+    cl::init(0));
+static cl::opt<double> tolerance(
+    "tolerance",
+    cl::desc("Largest relative error --check-gradients accepts (default "
+             "1e-6, for f64 models)"),
+    cl::init(1e-6));
+static cl::opt<std::string>
+    outDir("out", cl::desc("Write each gradient as DIR/grad<N>.npy, N the "
+                           "parameter's argument number"),
+           cl::init(""));
+
+namespace {
+
+/// One argument or result buffer and its memref descriptor fields.
+struct Buffer {
+  RankedTensorType type;
+  void *allocated = nullptr;
+  void *aligned = nullptr;
+  int64_t offset = 0;
+  SmallVector<int64_t> sizes, strides;
+
+  size_t elementBytes() const {
+    return ckpt::getElementByteWidth(type.getElementType());
+  }
+  size_t count() const { return *ckpt::getStaticElementCount(type); }
+  size_t bytes() const { return elementBytes() * count(); }
+  char *data() const {
+    return static_cast<char *>(aligned) + offset * elementBytes();
+  }
+};
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+/// The exclusive upper bound of the valid values of an i64 input: the rows
+/// of the embedding it indexes or the classes of the cross-entropy it
+/// labels, looking through reshapes.
+int64_t indexBound(Value value) {
+  for (Operation *user : value.getUsers()) {
+    if (auto embedding = dyn_cast<ckpt::EmbeddingOp>(user))
+      return embedding.getWeight().getType().getDimSize(0);
+    if (auto loss = dyn_cast<ckpt::CrossEntropyOp>(user))
+      return loss.getLogits().getType().getDimSize(1);
+    if (auto reshape = dyn_cast<ckpt::ReshapeOp>(user))
+      if (int64_t bound = indexBound(reshape.getResult()))
+        return bound;
+  }
+  return 0;
+}
+
+/// Fills an input: floats uniform in [-1, 1), indices uniform over their
+/// valid range, masks uniform bits.
+void fill(Buffer &buffer, const ckpt::runtime::PhiloxStream &stream, int64_t bound) {
+  Type element = buffer.type.getElementType();
+  size_t n = buffer.count();
+  for (size_t i = 0; i < n; ++i) {
+    if (element.isF32())
+      reinterpret_cast<float *>(buffer.data())[i] =
+          static_cast<float>(2.0 * stream.uniform(i) - 1.0);
+    else if (element.isF64())
+      reinterpret_cast<double *>(buffer.data())[i] = 2.0 * stream.uniform(i) - 1.0;
+    else if (element.isInteger(64))
+      reinterpret_cast<int64_t *>(buffer.data())[i] =
+          static_cast<int64_t>(stream.word(i) % std::max<int64_t>(bound, 1));
+    else
+      reinterpret_cast<uint8_t *>(buffer.data())[i] = stream.word(i) & 1;
+  }
+}
+
+double elementAt(const Buffer &buffer, size_t i) {
+  if (buffer.type.getElementType().isF64())
+    return reinterpret_cast<const double *>(buffer.data())[i];
+  return reinterpret_cast<const float *>(buffer.data())[i];
+}
+
+/// Writes a float result as a NumPy .npy file (format 1.0).
+LogicalResult writeNpy(const Buffer &buffer, StringRef path) {
+  std::string header = "{'descr': '";
+  header += buffer.type.getElementType().isF64() ? "<f8" : "<f4";
+  header += "', 'fortran_order': False, 'shape': (";
+  for (int64_t size : buffer.type.getShape())
+    header += std::to_string(size) + ", ";
+  header += "), }";
+  // Magic (6) + version (2) + length (2) + header + '\n', padded to 64.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error)
+    return failure();
+  os << "\x93NUMPY" << '\x01' << '\x00';
+  uint16_t length = header.size();
+  os << static_cast<char>(length & 0xff) << static_cast<char>(length >> 8);
+  os << header;
+  os.write(buffer.data(), buffer.bytes());
+  return success();
+}
+
+int fail(const Twine &message) {
+  llvm::errs() << "ckpt-run: error: " << message << "\n";
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "ckpt-run: runs a ckpt training step on the CPU and measures its peak "
+      "memory\n");
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  DialectRegistry registry;
+  registry.insert<ckpt::CkptDialect, arith::ArithDialect, func::FuncDialect>();
+  ckpt::registerLowerToLLVMDependencies(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+
+  std::string message;
+  auto file = openInputFile(inputFile, &message);
+  if (!file)
+    return fail(message);
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(file), SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sources, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+  if (!module)
+    return 1;
+
+  // The function to run, its signature and the prediction, before lowering.
+  func::FuncOp step;
+  for (auto func : module->getOps<func::FuncOp>())
+    if (functionName.empty()
+            ? func->hasAttr(ckpt::CkptDialect::kTrainingStepAttrName)
+            : func.getSymName() == functionName)
+      step = func;
+  if (!step)
+    return fail(functionName.empty()
+                    ? Twine("no training step in '") + inputFile +
+                          "'; build one with ckpt-opt --ckpt-autodiff, or "
+                          "name a function with --function"
+                    : Twine("no function named '") + functionName + "'");
+  if (step.isExternal())
+    return fail("'" + step.getSymName() + "' has no body");
+  std::string name = step.getSymName().str();
+  SmallVector<Buffer> inputs, results;
+  SmallVector<int64_t> bounds;
+  for (BlockArgument arg : step.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape())
+      return fail("argument " + Twine(arg.getArgNumber()) + " of '" + name +
+                  "' must be a statically shaped tensor");
+    Type element = type.getElementType();
+    if (!element.isF32() && !element.isF64() && !element.isInteger(64) &&
+        !element.isInteger(1))
+      return fail("argument " + Twine(arg.getArgNumber()) +
+                  " has element type that ckpt-run cannot fill yet (f32, "
+                  "f64, i64 and i1 are supported)");
+    inputs.push_back({type});
+    bounds.push_back(indexBound(arg));
+  }
+  for (Type type : step.getResultTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() ||
+        !(tensor.getElementType().isF32() || tensor.getElementType().isF64()))
+      return fail("results of '" + name +
+                  "' must be statically shaped f32 or f64 tensors");
+    results.push_back({tensor});
+  }
+  FailureOr<ckpt::MemoryPeak> predicted = ckpt::simulateMemory(step);
+  if (failed(predicted))
+    return 1;
+  SmallVector<unsigned> paramArgs;
+  for (BlockArgument arg : step.getArguments())
+    if (step.getArgAttr(arg.getArgNumber(),
+                        ckpt::CkptDialect::kParamAttrName))
+      paramArgs.push_back(arg.getArgNumber());
+  bool trainingStep = step->hasAttr(ckpt::CkptDialect::kTrainingStepAttrName);
+  // ckpt-autodiff names the step of @f @f_train.
+  std::string forwardName;
+  if (trainingStep && StringRef(name).ends_with("_train"))
+    if (auto forward = module->lookupSymbol<func::FuncOp>(
+            StringRef(name).drop_back(strlen("_train"))))
+      forwardName = forward.getSymName().str();
+
+  PassManager pm(&context);
+  ckpt::buildLowerToLLVMPipeline(pm);
+  if (failed(pm.run(*module)))
+    return 1;
+
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine)
+    return fail("JIT compilation failed: " +
+                llvm::toString(engine.takeError()));
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](StringRef symbol, void *address) {
+      symbols[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                   llvm::JITSymbolFlags::Exported};
+    };
+    add("_mlir_memref_to_llvm_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
+    add("_mlir_memref_to_llvm_aligned_alloc",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc));
+    add("_mlir_memref_to_llvm_free",
+        reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
+    // Copies between strided buffers (slices) call MLIR's runner utility.
+    add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
+    return symbols;
+  });
+  (*engine)->initialize();
+
+  // Inputs live in plain aligned memory: the simulator counts arguments as
+  // live throughout, and so does the measured peak.
+  uint64_t inputBytes = 0;
+  for (auto [index, buffer] : llvm::enumerate(inputs)) {
+    buffer.allocated = buffer.aligned =
+        std::aligned_alloc(64, llvm::alignTo(std::max<size_t>(buffer.bytes(), 1), 64));
+    buffer.sizes.assign(buffer.type.getShape().begin(),
+                        buffer.type.getShape().end());
+    buffer.strides = rowMajorStrides(buffer.type.getShape());
+    fill(buffer, ckpt::runtime::PhiloxStream(seed, index), bounds[index]);
+    inputBytes += buffer.bytes();
+  }
+
+  // The packed interface takes a pointer to every descriptor field of every
+  // argument, then a pointer to the results (a struct of descriptors, all
+  // 8-byte fields).
+  SmallVector<void *> packed;
+  for (Buffer &buffer : inputs) {
+    packed.append({&buffer.allocated, &buffer.aligned, &buffer.offset});
+    for (int64_t &size : buffer.sizes)
+      packed.push_back(&size);
+    for (int64_t &stride : buffer.strides)
+      packed.push_back(&stride);
+  }
+  size_t resultWords = 0;
+  for (const Buffer &buffer : results)
+    resultWords += 3 + 2 * buffer.type.getRank();
+  SmallVector<int64_t> resultStorage(std::max<size_t>(resultWords, 1));
+  void *resultPointer = resultStorage.data();
+  packed.push_back(resultPointer);
+
+  /// Runs `function` on the inputs and reads the descriptors of its results
+  /// into `outputs`.
+  auto invoke = [&](StringRef function,
+                    MutableArrayRef<Buffer> outputs) -> LogicalResult {
+    if (llvm::Error error = (*engine)->invokePacked(function, packed)) {
+      fail("running '" + function + "' failed: " +
+           llvm::toString(std::move(error)));
+      return failure();
+    }
+    int64_t *field = resultStorage.data();
+    for (Buffer &buffer : outputs) {
+      buffer.allocated = reinterpret_cast<void *>(field[0]);
+      buffer.aligned = reinterpret_cast<void *>(field[1]);
+      buffer.offset = field[2];
+      int64_t rank = buffer.type.getRank();
+      buffer.sizes.assign(field + 3, field + 3 + rank);
+      buffer.strides.assign(field + 3 + rank, field + 3 + 2 * rank);
+      field += 3 + 2 * rank;
+    }
+    return success();
+  };
+  auto release = [](MutableArrayRef<Buffer> outputs) {
+    // Two results can share a buffer (the same value returned twice).
+    SmallVector<void *> freed;
+    for (Buffer &buffer : outputs)
+      if (!llvm::is_contained(freed, buffer.allocated)) {
+        freed.push_back(buffer.allocated);
+        ckpt::runtime::deallocate(buffer.allocated);
+      }
+  };
+
+  for (unsigned i = 0; i < warmup; ++i) {
+    if (failed(invoke(name, results)))
+      return 1;
+    release(results);
+  }
+  unsigned runs = std::max(1u, repeat.getValue());
+  double totalSeconds = 0, bestSeconds = INFINITY;
+  uint64_t peakAllocated = 0;
+  for (unsigned i = 0; i < runs; ++i) {
+    ckpt::runtime::resetPeak();
+    auto start = std::chrono::steady_clock::now();
+    if (failed(invoke(name, results)))
+      return 1;
+    std::chrono::duration<double> seconds =
+        std::chrono::steady_clock::now() - start;
+    totalSeconds += seconds.count();
+    bestSeconds = std::min(bestSeconds, seconds.count());
+    peakAllocated = ckpt::runtime::getAllocationStats().peakBytes;
+    if (i + 1 < runs)
+      release(results);
+  }
+
+  llvm::outs() << "function: @" << name << "\n";
+  if (trainingStep && !results.empty() && results.front().type.getRank() == 0)
+    llvm::outs() << "loss: " << llvm::format("%.9g", elementAt(results[0], 0))
+                 << "\n";
+  for (auto [index, buffer] : llvm::enumerate(results)) {
+    if (trainingStep && index == 0)
+      continue;
+    double sum = 0, sumSquares = 0;
+    for (size_t i = 0, e = buffer.count(); i < e; ++i) {
+      double value = elementAt(buffer, i);
+      sum += value;
+      sumSquares += value * value;
+    }
+    std::string label =
+        trainingStep && index - 1 < paramArgs.size()
+            ? "grad of argument " + std::to_string(paramArgs[index - 1])
+            : "result " + std::to_string(index);
+    llvm::outs() << label << ": sum " << llvm::format("%.9g", sum)
+                 << ", l2 " << llvm::format("%.9g", std::sqrt(sumSquares))
+                 << "\n";
+    if (!outDir.empty() && trainingStep && index >= 1) {
+      if (std::error_code error = llvm::sys::fs::create_directories(outDir))
+        return fail("cannot create '" + outDir + "': " + error.message());
+      SmallString<128> path(outDir);
+      llvm::sys::path::append(path, "grad" + std::to_string(paramArgs[index - 1]) + ".npy");
+      if (failed(writeNpy(buffer, path)))
+        return fail("cannot write '" + path + "'");
+    }
+  }
+  uint64_t measured = inputBytes + peakAllocated;
+  llvm::outs() << "peak bytes: measured " << measured << " (inputs "
+               << inputBytes << " + heap " << peakAllocated
+               << "), simulated " << predicted->bytes << "\n";
+  llvm::outs() << "step time: "
+               << llvm::format("%.3f", 1e3 * totalSeconds / runs)
+               << " ms mean, " << llvm::format("%.3f", 1e3 * bestSeconds)
+               << " ms best of " << runs << "\n";
+
+  int status = 0;
+  if (checkGradients > 0) {
+    if (!trainingStep || forwardName.empty())
+      return fail("--check-gradients needs a training step whose forward "
+                  "function is in the file (ckpt-autodiff keeps it by "
+                  "default)");
+    double worst = 0;
+    for (unsigned k = 0; k < checkGradients; ++k) {
+      // A random direction v over all parameters; the step's gradients give
+      // the directional derivative exactly, central differences of the
+      // forward loss approximately.
+      SmallVector<SmallVector<double>> direction;
+      double analytic = 0, scale = 0;
+      for (auto [p, arg] : llvm::enumerate(paramArgs)) {
+        ckpt::runtime::PhiloxStream stream(seed + 1 + k, arg);
+        const Buffer &grad = results[p + 1];
+        SmallVector<double> &v = direction.emplace_back();
+        for (size_t i = 0, e = grad.count(); i < e; ++i) {
+          v.push_back(2.0 * stream.uniform(i) - 1.0);
+          analytic += elementAt(grad, i) * v.back();
+          scale = std::max(scale, std::abs(elementAt(inputs[arg], i)));
+        }
+      }
+      // The cube root of the machine epsilon balances truncation against
+      // rounding in central differences.
+      bool f64 = results.front().type.getElementType().isF64();
+      double epsilon =
+          std::cbrt(f64 ? 2.220446e-16 : 1.192093e-07) * std::max(scale, 1.0);
+      double losses[2];
+      for (int side = 0; side < 2; ++side) {
+        double sign = side == 0 ? 1.0 : -1.0;
+        auto shift = [&](double amount) {
+          for (auto [p, arg] : llvm::enumerate(paramArgs))
+            for (auto [i, value] : llvm::enumerate(direction[p])) {
+              double updated = elementAt(inputs[arg], i) + amount * value;
+              if (inputs[arg].type.getElementType().isF64())
+                reinterpret_cast<double *>(inputs[arg].data())[i] = updated;
+              else
+                reinterpret_cast<float *>(inputs[arg].data())[i] = updated;
+            }
+        };
+        shift(sign * epsilon);
+        Buffer loss{results.front().type};
+        if (failed(invoke(forwardName, MutableArrayRef<Buffer>(loss))))
+          return 1;
+        losses[side] = elementAt(loss, 0);
+        release(MutableArrayRef<Buffer>(loss));
+        shift(-sign * epsilon);
+      }
+      double numeric = (losses[0] - losses[1]) / (2 * epsilon);
+      double error = std::abs(numeric - analytic) /
+                     std::max({std::abs(numeric), std::abs(analytic), 1e-30});
+      worst = std::max(worst, error);
+      llvm::outs() << "gradient check " << k << ": directional derivative "
+                   << llvm::format("%.12g", analytic) << ", finite difference "
+                   << llvm::format("%.12g", numeric) << ", relative error "
+                   << llvm::format("%.3g", error) << "\n";
+    }
+    bool passed = worst <= tolerance;
+    llvm::outs() << "gradient check: " << (passed ? "passed" : "FAILED")
+                 << " (worst relative error " << llvm::format("%.3g", worst)
+                 << ", tolerance " << llvm::format("%.3g", tolerance.getValue())
+                 << ")\n";
+    status = passed ? 0 : 1;
+  }
+
+  release(results);
+  for (Buffer &buffer : inputs)
+    std::free(buffer.allocated);
+  return status;
+}
