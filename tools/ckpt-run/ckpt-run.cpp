@@ -70,6 +70,11 @@ static cl::opt<double> tolerance(
     cl::desc("Largest relative error --check-gradients accepts (default "
              "1e-6, for f64 models)"),
     cl::init(1e-6));
+static cl::opt<double> checkPeak(
+    "check-peak",
+    cl::desc("Fail when the measured peak differs from the simulated one by "
+             "more than this fraction (0: off)"),
+    cl::init(0));
 static cl::opt<std::string>
     outDir("out", cl::desc("Write each gradient as DIR/grad<N>.npy, N the "
                            "parameter's argument number"),
@@ -401,15 +406,25 @@ int main(int argc, char **argv) {
     }
   }
   uint64_t measured = inputBytes + peakAllocated;
+  double difference = (static_cast<double>(measured) - predicted->bytes) /
+                       std::max<double>(predicted->bytes, 1);
   llvm::outs() << "peak bytes: measured " << measured << " (inputs "
                << inputBytes << " + heap " << peakAllocated
-               << "), simulated " << predicted->bytes << "\n";
+               << "), simulated " << predicted->bytes << " ("
+               << llvm::format("%+.2f", 100 * difference) << "%)\n";
   llvm::outs() << "step time: "
                << llvm::format("%.3f", 1e3 * totalSeconds / runs)
                << " ms mean, " << llvm::format("%.3f", 1e3 * bestSeconds)
                << " ms best of " << runs << "\n";
 
   int status = 0;
+  if (checkPeak > 0 && std::abs(difference) > checkPeak) {
+    llvm::errs() << "ckpt-run: error: measured and simulated peaks differ by "
+                 << llvm::format("%.2f", 100 * std::abs(difference))
+                 << "%, more than " << llvm::format("%.2f", 100 * checkPeak)
+                 << "%\n";
+    status = 1;
+  }
   if (checkGradients > 0) {
     if (!trainingStep || forwardName.empty())
       return fail("--check-gradients needs a training step whose forward "
@@ -472,7 +487,8 @@ int main(int argc, char **argv) {
                  << " (worst relative error " << llvm::format("%.3g", worst)
                  << ", tolerance " << llvm::format("%.3g", tolerance.getValue())
                  << ")\n";
-    status = passed ? 0 : 1;
+    if (!passed)
+      status = 1;
   }
 
   release(results);

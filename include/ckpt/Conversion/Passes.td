@@ -29,4 +29,17 @@ def CkptToLinalgPass : Pass<"ckpt-to-linalg", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def CkptFreeAfterLastUsePass : Pass<"ckpt-free-after-last-use", "::mlir::func::FuncOp"> {
+  let summary = "Moves each buffer deallocation right after the buffer's last use";
+  let description = [{
+    Ownership-based buffer deallocation frees buffers at the end of their
+    block. A training step is one long block, so every activation would stay
+    allocated until the step returns and no memory plan could lower the
+    peak. This pass moves each `memref.dealloc` up to just after the last op
+    of the block that uses the buffer or a view of it (through
+    `ViewLikeOpInterface`), which is when the memory simulator frees it.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // CKPT_CONVERSION_PASSES_TD

@@ -2,7 +2,7 @@
 //
 // The CPU pipeline: lower ckpt ops on tensors, bufferize whole functions with
 // identity layouts (so callers pass plain contiguous buffers), free buffers
-// by ownership, turn linalg into loops, and convert everything to LLVM with
+// by ownership and right after their last use, turn linalg into loops, and convert everything to LLVM with
 // allocation routed through the generic, countable allocation functions.
 //
 //===----------------------------------------------------------------------===//
@@ -41,6 +41,7 @@ void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createCkptFreeAfterLastUsePass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
