@@ -19,13 +19,13 @@ def CkptToLinalgPass : Pass<"ckpt-to-linalg", "::mlir::ModuleOp"> {
     inlined where they stand: once lowered, a segment is just its ops.
 
     Shapes must be static. Ops this lowering does not handle yet
-    (`dropout` with p > 0, `embedding`, `embedding_grad`, `dropout_grad`,
-    `print`, `all_reduce`, `index_add`) are reported as failing to
-    legalize.
+    (`dropout` with p > 0, `dropout_grad`, `print`, `all_reduce`,
+    `index_add`) are reported as failing to legalize.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 

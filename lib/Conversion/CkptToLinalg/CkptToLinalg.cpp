@@ -11,6 +11,7 @@
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -64,12 +65,13 @@ struct CkptToLinalgPass
     populateDenseToLinalgPatterns(patterns);
     populateShapeToTensorPatterns(patterns);
     populateNormalizationToLinalgPatterns(patterns);
+    populateLookupToLinalgPatterns(patterns);
 
     ConversionTarget target(*context);
     target.addIllegalDialect<CkptDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect,
-                           func::FuncDialect>();
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect, func::FuncDialect>();
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -22,6 +22,8 @@ void populateDenseToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns);
 /// layer_norm, rms_norm and their gradients.
 void populateNormalizationToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// embedding (a gather) and embedding_grad (a deterministic scatter-add).
+void populateLookupToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// Checkpoint segments run inline once lowered.
 void populateSegmentInliningPatterns(mlir::RewritePatternSet &patterns);
 

@@ -1,0 +1,104 @@
+//===- Lookup.cpp - embedding and its gradient -> linalg and scf ----------===//
+//
+// The lookup is a gather: a linalg.generic over the result that reads the
+// weight row its index names. The gradient is a scatter-add, which linalg
+// cannot express: two scf.for loops accumulate each gradient row into its
+// table row, in index order, so the result is deterministic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "LoweringPattern.h"
+
+#include "ckpt/Conversion/CkptToLinalg/CkptToLinalg.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+Value asIndex(OpBuilder &b, Location loc, Value value) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+}
+
+FailureOr<SmallVector<Value>> lowerEmbedding(EmbeddingOp op,
+                                             PatternRewriter &rewriter) {
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getType();
+  int64_t rank = result.getRank();
+  SmallVector<AffineMap> maps = {
+      AffineMap::getMultiDimIdentityMap(rank, context).getMajorSubMap(rank - 1),
+      AffineMap::getMultiDimIdentityMap(rank, context)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Value weight = op.getWeight();
+  return SmallVector<Value>{
+      linalg::GenericOp::create(
+          rewriter, op.getLoc(), TypeRange{result}, op.getIndices(),
+          ValueRange{emptyTensor(rewriter, op.getLoc(), result)}, maps,
+          iterators,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value row = asIndex(b, loc, args[0]);
+            Value column = linalg::IndexOp::create(b, loc, rank - 1);
+            Value element = tensor::ExtractOp::create(b, loc, weight,
+                                                      ValueRange{row, column});
+            linalg::YieldOp::create(b, loc, element);
+          })
+          .getResult(0)};
+}
+
+FailureOr<SmallVector<Value>> lowerEmbeddingGrad(EmbeddingGradOp op,
+                                                 PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  RankedTensorType table = op.getType();
+  RankedTensorType grad = op.getGrad().getType();
+  int64_t rows = *getStaticElementCount(op.getIndices().getType());
+  int64_t width = grad.getShape().back();
+  // Flatten to [rows] indices and [rows, width] gradient rows.
+  Value indices = ReshapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get({rows},
+                            op.getIndices().getType().getElementType()),
+      op.getIndices());
+  Value gradRows = ReshapeOp::create(
+      rewriter, loc, RankedTensorType::get({rows, width}, grad.getElementType()),
+      op.getGrad());
+  Value zeros = filledTensor(rewriter, loc, table, 0.0);
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  Value zero = constant(0), one = constant(1);
+  auto outer = scf::ForOp::create(
+      rewriter, loc, zero, constant(rows), one, ValueRange{zeros},
+      [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
+        Value row = asIndex(
+            b, l, tensor::ExtractOp::create(b, l, indices, ValueRange{i}));
+        auto inner = scf::ForOp::create(
+            b, l, zero, constant(width), one, acc,
+            [&](OpBuilder &ib, Location il, Value d, ValueRange current) {
+              ScalarBuilder s{ib, il, grad.getElementType()};
+              Value old = tensor::ExtractOp::create(ib, il, current[0],
+                                                    ValueRange{row, d});
+              Value add = tensor::ExtractOp::create(ib, il, gradRows,
+                                                    ValueRange{i, d});
+              Value updated = tensor::InsertOp::create(
+                  ib, il, s.add(old, add), current[0], ValueRange{row, d});
+              scf::YieldOp::create(ib, il, updated);
+            });
+        scf::YieldOp::create(b, l, inner.getResults());
+      });
+  return SmallVector<Value>{outer.getResult(0)};
+}
+
+} // namespace
+
+void ckpt::populateLookupToLinalgPatterns(RewritePatternSet &patterns) {
+  addLowering<EmbeddingOp>(patterns, lowerEmbedding);
+  addLowering<EmbeddingGradOp>(patterns, lowerEmbeddingGrad);
+}

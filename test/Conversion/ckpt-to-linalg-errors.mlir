@@ -1,0 +1,24 @@
+// Ops the CPU lowering does not handle are reported at their location.
+// RUN: ckpt-opt %s --ckpt-to-linalg -split-input-file -verify-diagnostics
+
+func.func @print(%x: tensor<4xf32>) {
+  // expected-error @below {{failed to legalize operation 'ckpt.print' that was explicitly marked illegal}}
+  ckpt.print %x : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dropout(%x: tensor<4xf32>, %rng: !ckpt.rng) -> tensor<4xf32> {
+  // expected-error @below {{failed to legalize operation 'ckpt.dropout' that was explicitly marked illegal}}
+  %y = ckpt.dropout %x rng %rng offset = 0 p = 0.5 : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// p = 0 is the identity and needs no random numbers.
+func.func @no_dropout(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = ckpt.dropout %x p = 0.0 : tensor<4xf32>
+  return %y : tensor<4xf32>
+}

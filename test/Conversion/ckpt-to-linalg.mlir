@@ -1,0 +1,74 @@
+// ckpt-to-linalg: each op family becomes linalg.generic / tensor ops; no
+// ckpt op is left; segments are inlined.
+// RUN: ckpt-opt %s --ckpt-to-linalg -split-input-file | FileCheck %s
+
+// Broadcasting reads the size-1 and missing dimensions at index 0 / not at all.
+// CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[COL:.+]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @pointwise
+//       CHECK:   tensor.empty() : tensor<3x4xf32>
+//       CHECK:   linalg.generic {indexing_maps = [#[[ROW]], #[[COL]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
+//  CHECK-SAME:     ins(%{{.+}}, %{{.+}} : tensor<4xf32>, tensor<3x1xf32>)
+//       CHECK:     arith.subf
+//   CHECK-NOT:   ckpt.
+func.func @pointwise(%a: tensor<4xf32>, %b: tensor<3x1xf32>) -> tensor<3x4xf32> {
+  %y = ckpt.sub %a, %b : (tensor<4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// matmul: one contraction over (batch, m, n, k), zero-initialised.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @matmul
+//       CHECK:   %[[ZERO:.+]] = linalg.fill
+//       CHECK:   linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+//  CHECK-SAME:     outs(%[[ZERO]] : tensor<2x3x5xf32>)
+//       CHECK:     arith.mulf
+//       CHECK:     arith.addf
+func.func @matmul(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf32> {
+  %y = ckpt.matmul %a, %b : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
+  return %y : tensor<2x3x5xf32>
+}
+
+// -----
+
+// Reductions keep or drop the reduced dimensions in the output map.
+// CHECK-LABEL: func.func @reduce
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+//       CHECK:   arith.maximumf
+func.func @reduce(%x: tensor<3x4xf32>) -> tensor<3xf32> {
+  %y = ckpt.reduce_max %x dims = [1] : tensor<3x4xf32> -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// -----
+
+// reshape goes through one dimension; slices are tensor slices.
+// CHECK-LABEL: func.func @shape
+//       CHECK:   %[[FLAT:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1]] : tensor<2x6xf32> into tensor<12xf32>
+//       CHECK:   %[[R:.+]] = tensor.expand_shape %[[FLAT]] {{\[\[}}0, 1]] output_shape [3, 4] : tensor<12xf32> into tensor<3x4xf32>
+//       CHECK:   tensor.extract_slice %[[R]][0, 1] [3, 2] [1, 2] : tensor<3x4xf32> to tensor<3x2xf32>
+func.func @shape(%x: tensor<2x6xf32>) -> tensor<3x2xf32> {
+  %r = ckpt.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+  %s = ckpt.slice %r dim = 1 start = 1 end = 4 step = 2 : tensor<3x4xf32> -> tensor<3x2xf32>
+  return %s : tensor<3x2xf32>
+}
+
+// -----
+
+// A segment is inlined: its ops run where it stands.
+// CHECK-LABEL: func.func @segment
+//   CHECK-NOT:   ckpt.checkpoint
+//       CHECK:   math.tanh
+//       CHECK:   return
+func.func @segment(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = ckpt.checkpoint(%in = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    %t = ckpt.tanh %in : tensor<4xf32>
+    ckpt.yield %t : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
