@@ -19,32 +19,27 @@ using namespace ckpt;
 namespace {
 
 /// The scalar formula of a pointwise op, given its operands' elements.
-using Formula = Value (*)(ScalarBuilder &, ValueRange);
+using FormulaFn = Value (*)(ScalarBuilder &, ValueRange);
 
 /// Lowers a pointwise op whose result is its formula applied elementwise.
 template <typename OpTy>
 struct PointwisePattern : OpRewritePattern<OpTy> {
-  PointwisePattern(MLIRContext *context, Formula formula)
+  PointwisePattern(MLIRContext *context, FormulaFn formula)
       : OpRewritePattern<OpTy>(context), formula(formula) {}
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
-    Value result = buildPointwise(
-        rewriter, op.getLoc(), type, op->getOperands(),
-        [&](OpBuilder &b, Location loc, ValueRange x) {
-          ScalarBuilder s{b, loc, type.getElementType()};
-          return formula(s, x);
-        });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, buildMap(rewriter, op.getLoc(), type,
+                                    op->getOperands(), formula));
     return success();
   }
 
-  Formula formula;
+  FormulaFn formula;
 };
 
 template <typename OpTy>
-void addPointwise(RewritePatternSet &patterns, Formula formula) {
+void addPointwise(RewritePatternSet &patterns, FormulaFn formula) {
   patterns.add<PointwisePattern<OpTy>>(patterns.getContext(), formula);
 }
 
@@ -68,22 +63,20 @@ Value geluPhi(ScalarBuilder &s, Value x, bool tanhForm) {
 FailureOr<SmallVector<Value>> lowerGelu(GeluOp op, PatternRewriter &rewriter) {
   bool tanhForm = op.getApproximate() == GeluApproximation::Tanh;
   auto type = op.getType();
-  return SmallVector<Value>{buildPointwise(
-      rewriter, op.getLoc(), type, op.getInput(),
-      [&](OpBuilder &b, Location loc, ValueRange x) {
-        ScalarBuilder s{b, loc, type.getElementType()};
-        return s.mul(x[0], geluPhi(s, x[0], tanhForm));
-      })};
+  return SmallVector<Value>{
+      buildMap(rewriter, op.getLoc(), type, op.getInput(),
+               [&](ScalarBuilder &s, ValueRange x) {
+                 return s.mul(x[0], geluPhi(s, x[0], tanhForm));
+               })};
 }
 
 FailureOr<SmallVector<Value>> lowerGeluGrad(GeluGradOp op,
                                             PatternRewriter &rewriter) {
   bool tanhForm = op.getApproximate() == GeluApproximation::Tanh;
   auto type = op.getType();
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, op.getLoc(), type, {op.getGrad(), op.getForward()},
-      [&](OpBuilder &b, Location loc, ValueRange v) {
-        ScalarBuilder s{b, loc, type.getElementType()};
+      [&](ScalarBuilder &s, ValueRange v) {
         Value dy = v[0], x = v[1];
         if (!tanhForm) {
           // Phi(x) + x * phi(x), phi the standard normal density.

@@ -144,6 +144,26 @@ Value ckpt::buildReduction(OpBuilder &b, Location loc,
       .getResult(0);
 }
 
+Value ckpt::buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
+                     ValueRange inputs, Formula formula) {
+  return buildPointwise(b, loc, resultType, inputs,
+                        [&](OpBuilder &nb, Location nl, ValueRange x) {
+                          ScalarBuilder s{nb, nl, resultType.getElementType()};
+                          return formula(s, x);
+                        });
+}
+
+Value ckpt::buildSum(OpBuilder &b, Location loc,
+                     RankedTensorType iterationType, ValueRange inputs,
+                     ArrayRef<int64_t> dims, RankedTensorType resultType,
+                     Formula term) {
+  return buildReduction(b, loc, iterationType, inputs, dims, resultType, 0.0,
+                        [&](OpBuilder &nb, Location nl, ValueRange args) {
+                          ScalarBuilder s{nb, nl, resultType.getElementType()};
+                          return s.add(args.back(), term(s, args.drop_back()));
+                        });
+}
+
 SmallVector<int64_t> ckpt::dimRange(int64_t begin, int64_t end) {
   SmallVector<int64_t> dims(std::max<int64_t>(end - begin, 0));
   std::iota(dims.begin(), dims.end(), begin);

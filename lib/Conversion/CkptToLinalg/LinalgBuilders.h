@@ -67,7 +67,23 @@ mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::RankedTensorType resultType, double init,
                            ScalarBody body);
 
-/// The dimensions [first, rank) or [0, count) as a sorted list.
+/// A scalar formula over elements, with a ScalarBuilder of the result's
+/// element type.
+using Formula = llvm::function_ref<mlir::Value(ScalarBuilder &,
+                                               mlir::ValueRange)>;
+
+/// buildPointwise with the body given as a formula.
+mlir::Value buildMap(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::RankedTensorType resultType, mlir::ValueRange inputs,
+                     Formula formula);
+
+/// The sum over `dims` of `term(elements)`, as buildReduction shapes it.
+mlir::Value buildSum(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::RankedTensorType iterationType,
+                     mlir::ValueRange inputs, llvm::ArrayRef<int64_t> dims,
+                     mlir::RankedTensorType resultType, Formula term);
+
+/// The dimensions [begin, end) as a sorted list.
 llvm::SmallVector<int64_t> dimRange(int64_t begin, int64_t end);
 
 } // namespace ckpt

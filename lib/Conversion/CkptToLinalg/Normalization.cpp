@@ -35,46 +35,16 @@ struct Normalized {
                                    element);
   }
 
-  /// Sum over the normalised dimensions of body(elements), per row.
+  /// Sum over the normalised dimensions of term(elements), per row.
   Value rowSum(OpBuilder &b, Location loc, ValueRange inputs,
-               function_ref<Value(ScalarBuilder &, ValueRange)> body) const {
-    return buildReduction(b, loc, input, inputs, columns, statistics, 0.0,
-                          [&](OpBuilder &nb, Location nl, ValueRange args) {
-                            ScalarBuilder s{nb, nl, element};
-                            return s.add(args.back(),
-                                         body(s, args.drop_back()));
-                          });
+               Formula term) const {
+    return buildSum(b, loc, input, inputs, columns, statistics, term);
   }
 
-  /// Sum over the rows of body(elements), per normalised position.
+  /// Sum over the rows of term(elements), per normalised position.
   Value columnSum(OpBuilder &b, Location loc, ValueRange inputs,
-                  function_ref<Value(ScalarBuilder &, ValueRange)> body) const {
-    return buildReduction(b, loc, input, inputs, rows, affine, 0.0,
-                          [&](OpBuilder &nb, Location nl, ValueRange args) {
-                            ScalarBuilder s{nb, nl, element};
-                            return s.add(args.back(),
-                                         body(s, args.drop_back()));
-                          });
-  }
-
-  /// body(elements) over the statistics' shape.
-  Value perRow(OpBuilder &b, Location loc, ValueRange inputs,
-               function_ref<Value(ScalarBuilder &, ValueRange)> body) const {
-    return buildPointwise(b, loc, statistics, inputs,
-                          [&](OpBuilder &nb, Location nl, ValueRange x) {
-                            ScalarBuilder s{nb, nl, element};
-                            return body(s, x);
-                          });
-  }
-
-  /// body(elements) over the input's shape.
-  Value perElement(OpBuilder &b, Location loc, ValueRange inputs,
-                   function_ref<Value(ScalarBuilder &, ValueRange)> body) const {
-    return buildPointwise(b, loc, input, inputs,
-                          [&](OpBuilder &nb, Location nl, ValueRange x) {
-                            ScalarBuilder s{nb, nl, element};
-                            return body(s, x);
-                          });
+                  Formula term) const {
+    return buildSum(b, loc, input, inputs, rows, affine, term);
   }
 
   RankedTensorType input, statistics, affine;
@@ -91,7 +61,7 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(LayerNormOp op,
   Value x = op.getInput();
   Value sum = n.rowSum(rewriter, loc, x,
                        [](ScalarBuilder &, ValueRange v) { return v[0]; });
-  Value mean = n.perRow(rewriter, loc, sum, [&](ScalarBuilder &s, ValueRange v) {
+  Value mean = buildMap(rewriter, loc, n.statistics, sum, [&](ScalarBuilder &s, ValueRange v) {
     return s.div(v[0], s.constant(count));
   });
   Value squares = n.rowSum(rewriter, loc, {x, mean},
@@ -100,7 +70,7 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(LayerNormOp op,
                              return s.mul(centered, centered);
                            });
   Value rstd =
-      n.perRow(rewriter, loc, squares, [&](ScalarBuilder &s, ValueRange v) {
+      buildMap(rewriter, loc, n.statistics, squares, [&](ScalarBuilder &s, ValueRange v) {
         return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
       });
   SmallVector<Value> inputs = {x, mean, rstd};
@@ -109,7 +79,7 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(LayerNormOp op,
     inputs.push_back(op.getWeight());
   if (bias)
     inputs.push_back(op.getBias());
-  Value y = n.perElement(rewriter, loc, inputs, [&](ScalarBuilder &s,
+  Value y = buildMap(rewriter, loc, n.input, inputs, [&](ScalarBuilder &s,
                                                     ValueRange v) {
     Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
     if (weight)
@@ -131,14 +101,14 @@ FailureOr<SmallVector<Value>> lowerRmsNorm(RmsNormOp op,
     return s.mul(v[0], v[0]);
   });
   Value rstd =
-      n.perRow(rewriter, loc, squares, [&](ScalarBuilder &s, ValueRange v) {
+      buildMap(rewriter, loc, n.statistics, squares, [&](ScalarBuilder &s, ValueRange v) {
         return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
       });
   SmallVector<Value> inputs = {x, rstd};
   bool weight = bool(op.getWeight());
   if (weight)
     inputs.push_back(op.getWeight());
-  Value y = n.perElement(rewriter, loc, inputs,
+  Value y = buildMap(rewriter, loc, n.input, inputs,
                          [&](ScalarBuilder &s, ValueRange v) {
                            Value scaled = s.mul(v[0], v[1]);
                            return weight ? s.mul(scaled, v[2]) : scaled;
@@ -172,8 +142,8 @@ FailureOr<SmallVector<Value>> lowerLayerNormGrad(LayerNormGradOp op,
   });
   SmallVector<Value> withSums(base);
   withSums.append({sumG, sumGX});
-  Value dx = n.perElement(
-      rewriter, loc, withSums, [&](ScalarBuilder &s, ValueRange v) {
+  Value dx = buildMap(
+      rewriter, loc, n.input, withSums, [&](ScalarBuilder &s, ValueRange v) {
         Value a = s.div(v[v.size() - 2], s.constant(count));
         Value c = s.div(v.back(), s.constant(count));
         return s.mul(v[3], s.sub(s.sub(g(s, v), a), s.mul(xhat(s, v), c)));
@@ -207,8 +177,8 @@ FailureOr<SmallVector<Value>> lowerRmsNormGrad(RmsNormGradOp op,
   });
   SmallVector<Value> withSum(base);
   withSum.push_back(sumGX);
-  Value dx = n.perElement(
-      rewriter, loc, withSum, [&](ScalarBuilder &s, ValueRange v) {
+  Value dx = buildMap(
+      rewriter, loc, n.input, withSum, [&](ScalarBuilder &s, ValueRange v) {
         Value rstd = v[2];
         Value c = s.div(v.back(), s.constant(count));
         Value correction = s.mul(v[1], s.mul(s.mul(rstd, rstd), c));

@@ -49,19 +49,6 @@ uint64_t countOf(RankedTensorType type, ArrayRef<int64_t> dims) {
   return count;
 }
 
-/// Sum over `dims` of `body(elements)`.
-Value sumOver(OpBuilder &b, Location loc, RankedTensorType iteration,
-              ValueRange inputs, ArrayRef<int64_t> dims,
-              RankedTensorType result,
-              function_ref<Value(ScalarBuilder &, ValueRange)> body) {
-  return buildReduction(b, loc, iteration, inputs, dims, result, 0.0,
-                        [&](OpBuilder &nb, Location nl, ValueRange args) {
-                          ScalarBuilder s{nb, nl, result.getElementType()};
-                          return s.add(args.back(),
-                                       body(s, args.drop_back()));
-                        });
-}
-
 Value maxOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
               RankedTensorType result) {
   auto type = cast<RankedTensorType>(input.getType());
@@ -80,13 +67,13 @@ FailureOr<SmallVector<Value>> lowerSumOrMean(OpTy op,
   RankedTensorType input = op.getInput().getType();
   RankedTensorType result = op.getType();
   SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
-  Value sum = sumOver(rewriter, op.getLoc(), input, op.getInput(), dims,
+  Value sum = buildSum(rewriter, op.getLoc(), input, op.getInput(), dims,
                       result, identity);
   if (isa<ReduceMeanOp>(op)) {
     double count = countOf(input, dims);
-    sum = buildPointwise(rewriter, op.getLoc(), result, sum,
-                         [&](OpBuilder &b, Location loc, ValueRange x) {
-                           ScalarBuilder s{b, loc, result.getElementType()};
+    sum = buildMap(
+      rewriter, op.getLoc(), result, sum,
+      [&](ScalarBuilder &s, ValueRange x) {
                            return s.div(x[0], s.constant(count));
                          });
   }
@@ -114,15 +101,14 @@ FailureOr<SmallVector<Value>> lowerReduceMaxGrad(ReduceMaxGradOp op,
                : ReshapeOp::create(rewriter, loc, kept, value).getResult();
   };
   Value output = asKept(op.getOutput()), grad = asKept(op.getGrad());
-  Value ties = sumOver(rewriter, loc, input, {op.getInput(), output}, dims,
+  Value ties = buildSum(rewriter, loc, input, {op.getInput(), output}, dims,
                        kept, [](ScalarBuilder &s, ValueRange x) {
                          return s.select(s.equal(x[0], x[1]), s.constant(1.0),
                                          s.constant(0.0));
                        });
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, loc, input, {op.getInput(), output, grad, ties},
-      [&](OpBuilder &b, Location l, ValueRange x) {
-        ScalarBuilder s{b, l, input.getElementType()};
+      [&](ScalarBuilder &s, ValueRange x) {
         return s.select(s.equal(x[0], x[1]), s.div(x[2], x[3]),
                         s.constant(0.0));
       })};
@@ -139,7 +125,7 @@ SoftmaxParts softmaxParts(OpBuilder &b, Location loc, Value input,
   auto type = cast<RankedTensorType>(input.getType());
   RankedTensorType kept = keptType(type, {dim});
   Value max = maxOver(b, loc, input, {dim}, kept);
-  Value sum = sumOver(b, loc, type, {input, max}, {dim}, kept,
+  Value sum = buildSum(b, loc, type, {input, max}, {dim}, kept,
                       [](ScalarBuilder &s, ValueRange x) {
                         return s.exp(s.sub(x[0], x[1]));
                       });
@@ -151,10 +137,9 @@ FailureOr<SmallVector<Value>> lowerSoftmax(SoftmaxOp op,
   RankedTensorType type = op.getType();
   SoftmaxParts parts =
       softmaxParts(rewriter, op.getLoc(), op.getInput(), op.getDim());
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, op.getLoc(), type, {op.getInput(), parts.max, parts.sum},
-      [&](OpBuilder &b, Location loc, ValueRange x) {
-        ScalarBuilder s{b, loc, type.getElementType()};
+      [&](ScalarBuilder &s, ValueRange x) {
         return s.div(s.exp(s.sub(x[0], x[1])), x[2]);
       })};
 }
@@ -164,10 +149,9 @@ FailureOr<SmallVector<Value>> lowerLogSoftmax(LogSoftmaxOp op,
   RankedTensorType type = op.getType();
   SoftmaxParts parts =
       softmaxParts(rewriter, op.getLoc(), op.getInput(), op.getDim());
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, op.getLoc(), type, {op.getInput(), parts.max, parts.sum},
-      [&](OpBuilder &b, Location loc, ValueRange x) {
-        ScalarBuilder s{b, loc, type.getElementType()};
+      [&](ScalarBuilder &s, ValueRange x) {
         return s.sub(s.sub(x[0], x[1]), s.log(x[2]));
       })};
 }
@@ -177,15 +161,14 @@ FailureOr<SmallVector<Value>> lowerSoftmaxGrad(SoftmaxGradOp op,
   // dx = y * (dy - sum(dy * y)).
   RankedTensorType type = op.getType();
   Location loc = op.getLoc();
-  Value dot = sumOver(rewriter, loc, type, {op.getGrad(), op.getForward()},
+  Value dot = buildSum(rewriter, loc, type, {op.getGrad(), op.getForward()},
                       {op.getDim()}, keptType(type, {op.getDim()}),
                       [](ScalarBuilder &s, ValueRange x) {
                         return s.mul(x[0], x[1]);
                       });
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, loc, type, {op.getGrad(), op.getForward(), dot},
-      [&](OpBuilder &b, Location l, ValueRange x) {
-        ScalarBuilder s{b, l, type.getElementType()};
+      [&](ScalarBuilder &s, ValueRange x) {
         return s.mul(x[1], s.sub(x[0], x[2]));
       })};
 }
@@ -195,12 +178,11 @@ FailureOr<SmallVector<Value>> lowerLogSoftmaxGrad(LogSoftmaxGradOp op,
   // dx = dy - exp(y) * sum(dy).
   RankedTensorType type = op.getType();
   Location loc = op.getLoc();
-  Value total = sumOver(rewriter, loc, type, op.getGrad(), {op.getDim()},
+  Value total = buildSum(rewriter, loc, type, op.getGrad(), {op.getDim()},
                         keptType(type, {op.getDim()}), identity);
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, loc, type, {op.getGrad(), op.getForward(), total},
-      [&](OpBuilder &b, Location l, ValueRange x) {
-        ScalarBuilder s{b, l, type.getElementType()};
+      [&](ScalarBuilder &s, ValueRange x) {
         return s.sub(x[0], s.mul(s.exp(x[1]), x[2]));
       })};
 }
@@ -209,17 +191,16 @@ FailureOr<SmallVector<Value>> lowerMseLoss(MseLossOp op,
                                            PatternRewriter &rewriter) {
   RankedTensorType input = op.getInput().getType();
   double count = countOf(input, dimRange(0, input.getRank()));
-  Value sum = sumOver(rewriter, op.getLoc(), input,
+  Value sum = buildSum(rewriter, op.getLoc(), input,
                       {op.getInput(), op.getTarget()},
                       dimRange(0, input.getRank()), op.getType(),
                       [](ScalarBuilder &s, ValueRange x) {
                         Value d = s.sub(x[0], x[1]);
                         return s.mul(d, d);
                       });
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, op.getLoc(), op.getType(), sum,
-      [&](OpBuilder &b, Location loc, ValueRange x) {
-        ScalarBuilder s{b, loc, input.getElementType()};
+      [&](ScalarBuilder &s, ValueRange x) {
         return s.div(x[0], s.constant(count));
       })};
 }
@@ -228,11 +209,10 @@ FailureOr<SmallVector<Value>> lowerMseLossGrad(MseLossGradOp op,
                                                PatternRewriter &rewriter) {
   RankedTensorType type = op.getType();
   double count = countOf(type, dimRange(0, type.getRank()));
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, op.getLoc(), type,
       {op.getGrad(), op.getInput(), op.getTarget()},
-      [&](OpBuilder &b, Location loc, ValueRange x) {
-        ScalarBuilder s{b, loc, type.getElementType()};
+      [&](ScalarBuilder &s, ValueRange x) {
         return s.div(s.mul(s.mul(x[0], s.constant(2.0)), s.sub(x[1], x[2])),
                      s.constant(count));
       })};
@@ -259,21 +239,20 @@ FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
                                         op.getLabels().getType().getElementType());
   Value labels = ReshapeOp::create(rewriter, loc, labels2d, op.getLabels());
   RankedTensorType row = keptType(logits, {1});
-  Value picked = sumOver(rewriter, loc, logits, {op.getLogits(), labels}, {1},
+  Value picked = buildSum(rewriter, loc, logits, {op.getLogits(), labels}, {1},
                          row, [](ScalarBuilder &s, ValueRange x) {
                            return s.select(isLabel(s, x[1]), x[0],
                                            s.constant(0.0));
                          });
   double rows = logits.getDimSize(0);
-  Value total = sumOver(rewriter, loc, row, {parts.max, parts.sum, picked},
+  Value total = buildSum(rewriter, loc, row, {parts.max, parts.sum, picked},
                         {0, 1}, op.getType(),
                         [](ScalarBuilder &s, ValueRange x) {
                           return s.sub(s.add(x[0], s.log(x[1])), x[2]);
                         });
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, loc, op.getType(), total,
-      [&](OpBuilder &b, Location l, ValueRange x) {
-        ScalarBuilder s{b, l, element};
+      [&](ScalarBuilder &s, ValueRange x) {
         return s.div(x[0], s.constant(rows));
       })};
 }
@@ -288,11 +267,10 @@ FailureOr<SmallVector<Value>> lowerCrossEntropyGrad(CrossEntropyGradOp op,
                                         op.getLabels().getType().getElementType());
   Value labels = ReshapeOp::create(rewriter, loc, labels2d, op.getLabels());
   double rows = logits.getDimSize(0);
-  return SmallVector<Value>{buildPointwise(
+  return SmallVector<Value>{buildMap(
       rewriter, loc, logits,
       {op.getLogits(), parts.max, parts.sum, labels, op.getGrad()},
-      [&](OpBuilder &b, Location l, ValueRange x) {
-        ScalarBuilder s{b, l, logits.getElementType()};
+      [&](ScalarBuilder &s, ValueRange x) {
         Value probability = s.div(s.exp(s.sub(x[0], x[1])), x[2]);
         Value target =
             s.select(isLabel(s, x[3]), s.constant(1.0), s.constant(0.0));
