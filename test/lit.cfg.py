@@ -1,6 +1,7 @@
 # lit configuration of the ckpt regression tests.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -14,6 +15,7 @@ config.excludes = ["Inputs", "Unit", "CMakeLists.txt", "lit.cfg.py",
                    "lit.site.cfg.py"]
 
 llvm_config.use_default_substitutions()
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%ckpt_src_root", config.ckpt_src_root))
 config.substitutions.append(("%ckpt_obj_root", config.ckpt_obj_root))
 config.substitutions.append(("%examples",

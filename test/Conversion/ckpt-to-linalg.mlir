@@ -72,3 +72,22 @@ func.func @segment(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// The random state becomes (seed, base counter); dropout runs the ten
+// Philox rounds (two 32-bit multiplies each) per element and keeps the
+// element when the uniform number is at least p.
+// CHECK-LABEL: func.func @dropout
+//  CHECK-SAME:   (%{{.+}}: tensor<8xf32>, %[[STATE:.+]]: tensor<2xi64>)
+//       CHECK:   %[[SEED:.+]] = tensor.extract %[[STATE]][%{{.+}}] : tensor<2xi64>
+//       CHECK:   %[[BASE:.+]] = tensor.extract %[[STATE]][%{{.+}}] : tensor<2xi64>
+//       CHECK:   linalg.generic
+//       CHECK:     linalg.index 0
+// CHECK-COUNT-20:  arith.mului_extended
+//       CHECK:     arith.cmpf oge
+//       CHECK:     arith.select
+func.func @dropout(%x: tensor<8xf32>, %rng: !ckpt.rng) -> tensor<8xf32> {
+  %y = ckpt.dropout %x rng %rng offset = 4 p = 0.25 : tensor<8xf32>
+  return %y : tensor<8xf32>
+}

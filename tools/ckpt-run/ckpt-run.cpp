@@ -224,7 +224,15 @@ int main(int argc, char **argv) {
   std::string name = step.getSymName().str();
   SmallVector<Buffer> inputs, results;
   SmallVector<int64_t> bounds;
+  SmallVector<bool> randomState;
   for (BlockArgument arg : step.getArguments()) {
+    // The random state is passed as (seed, base counter) = (--seed, 0).
+    randomState.push_back(isa<ckpt::RngType>(arg.getType()));
+    if (randomState.back()) {
+      inputs.push_back({RankedTensorType::get({2}, IntegerType::get(&context, 64))});
+      bounds.push_back(0);
+      continue;
+    }
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape())
       return fail("argument " + Twine(arg.getArgNumber()) + " of '" + name +
@@ -301,7 +309,12 @@ int main(int argc, char **argv) {
     buffer.sizes.assign(buffer.type.getShape().begin(),
                         buffer.type.getShape().end());
     buffer.strides = rowMajorStrides(buffer.type.getShape());
-    fill(buffer, ckpt::runtime::PhiloxStream(seed, index), bounds[index]);
+    if (randomState[index]) {
+      reinterpret_cast<int64_t *>(buffer.data())[0] = seed;
+      reinterpret_cast<int64_t *>(buffer.data())[1] = 0;
+    } else {
+      fill(buffer, ckpt::runtime::PhiloxStream(seed, index), bounds[index]);
+    }
     inputBytes += buffer.bytes();
   }
 
@@ -435,45 +448,52 @@ int main(int argc, char **argv) {
       // A random direction v over all parameters; the step's gradients give
       // the directional derivative exactly, central differences of the
       // forward loss approximately.
-      SmallVector<SmallVector<double>> direction;
+      SmallVector<SmallVector<double>> direction, original;
       double analytic = 0, scale = 0;
       for (auto [p, arg] : llvm::enumerate(paramArgs)) {
         ckpt::runtime::PhiloxStream stream(seed + 1 + k, arg);
         const Buffer &grad = results[p + 1];
         SmallVector<double> &v = direction.emplace_back();
+        SmallVector<double> &x = original.emplace_back();
         for (size_t i = 0, e = grad.count(); i < e; ++i) {
           v.push_back(2.0 * stream.uniform(i) - 1.0);
+          x.push_back(elementAt(inputs[arg], i));
           analytic += elementAt(grad, i) * v.back();
           scale = std::max(scale, std::abs(elementAt(inputs[arg], i)));
         }
       }
-      // The cube root of the machine epsilon balances truncation against
-      // rounding in central differences.
+      // Fourth-order central differences with a step of the cube root of
+      // the machine epsilon: small enough for steep losses (saturated
+      // softmax), large enough that rounding stays far below the tolerance.
       bool f64 = results.front().type.getElementType().isF64();
-      double epsilon =
-          std::cbrt(f64 ? 2.220446e-16 : 1.192093e-07) * std::max(scale, 1.0);
-      double losses[2];
-      for (int side = 0; side < 2; ++side) {
-        double sign = side == 0 ? 1.0 : -1.0;
-        auto shift = [&](double amount) {
-          for (auto [p, arg] : llvm::enumerate(paramArgs))
-            for (auto [i, value] : llvm::enumerate(direction[p])) {
-              double updated = elementAt(inputs[arg], i) + amount * value;
-              if (inputs[arg].type.getElementType().isF64())
-                reinterpret_cast<double *>(inputs[arg].data())[i] = updated;
-              else
-                reinterpret_cast<float *>(inputs[arg].data())[i] = updated;
-            }
-        };
-        shift(sign * epsilon);
+      double step = std::cbrt(f64 ? 2.220446e-16 : 1.192093e-07) *
+                    std::max(scale, 1.0);
+      auto lossAt = [&](double t) -> FailureOr<double> {
+        for (auto [p, arg] : llvm::enumerate(paramArgs))
+          for (auto [i, value] : llvm::enumerate(direction[p])) {
+            double shifted = original[p][i] + t * value;
+            if (f64)
+              reinterpret_cast<double *>(inputs[arg].data())[i] = shifted;
+            else
+              reinterpret_cast<float *>(inputs[arg].data())[i] = shifted;
+          }
         Buffer loss{results.front().type};
         if (failed(invoke(forwardName, MutableArrayRef<Buffer>(loss))))
-          return 1;
-        losses[side] = elementAt(loss, 0);
+          return failure();
+        double value = elementAt(loss, 0);
         release(MutableArrayRef<Buffer>(loss));
-        shift(-sign * epsilon);
+        return value;
+      };
+      double at[4];
+      const double offsets[4] = {step, -step, 2 * step, -2 * step};
+      for (int j = 0; j < 4; ++j) {
+        FailureOr<double> value = lossAt(offsets[j]);
+        if (failed(value))
+          return 1;
+        at[j] = *value;
       }
-      double numeric = (losses[0] - losses[1]) / (2 * epsilon);
+      (void)lossAt(0.0); // restores the parameters exactly
+      double numeric = (8 * (at[0] - at[1]) - (at[2] - at[3])) / (12 * step);
       double error = std::abs(numeric - analytic) /
                      std::max({std::abs(numeric), std::abs(analytic), 1e-30});
       worst = std::max(worst, error);

@@ -15,12 +15,14 @@ def CkptToLinalgPass : Pass<"ckpt-to-linalg", "::mlir::ModuleOp"> {
     Every computing ckpt op (forward and backward) becomes linalg.generic
     and tensor ops on tensors: pointwise ops one broadcasting generic,
     reductions and normalisations a few, linear and matmul one contraction,
-    shape ops tensor reshapes, slices and copies. Checkpoint segments are
-    inlined where they stand: once lowered, a segment is just its ops.
+    shape ops tensor reshapes, slices and copies; dropout computes
+    Philox4x32-10 in arith ops, and `!ckpt.rng` arguments become
+    `tensor<2xi64>` (seed, base counter). Checkpoint segments are inlined
+    where they stand: once lowered, a segment is just its ops.
 
-    Shapes must be static. Ops this lowering does not handle yet
-    (`dropout` with p > 0, `dropout_grad`, `print`, `all_reduce`,
-    `index_add`) are reported as failing to legalize.
+    Shapes must be static. Ops this lowering does not handle yet (`print`,
+    `all_reduce`, `index_add`, dropout without explicit random state) are
+    reported as failing to legalize.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace ckpt {
@@ -41,24 +42,18 @@ struct InlineSegment : OpRewritePattern<CheckpointOp> {
   }
 };
 
-/// dropout with p = 0 keeps every element: the identity.
-struct LowerIdentityDropout : OpRewritePattern<DropoutOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(DropoutOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!op.getP().isZero())
-      return rewriter.notifyMatchFailure(op, "needs the Philox generator");
-    rewriter.replaceOp(op, op.getInput());
-    return success();
-  }
-};
-
 struct CkptToLinalgPass
     : public ckpt::impl::CkptToLinalgPassBase<CkptToLinalgPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    TypeConverter converter;
+    converter.addConversion([](Type type) { return type; });
+    addRandomStateConversion(converter);
+
     RewritePatternSet patterns(context);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                  converter);
+    populateRandomToLinalgPatterns(converter, patterns);
     populateSegmentInliningPatterns(patterns);
     populateElementwiseToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);
@@ -71,7 +66,11 @@ struct CkptToLinalgPass
     target.addIllegalDialect<CkptDialect>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,
-                           tensor::TensorDialect, func::FuncDialect>();
+                           tensor::TensorDialect>();
+    target.addLegalOp<func::ReturnOp>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
+      return converter.isSignatureLegal(func.getFunctionType());
+    });
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();
@@ -81,5 +80,5 @@ struct CkptToLinalgPass
 } // namespace
 
 void ckpt::populateSegmentInliningPatterns(RewritePatternSet &patterns) {
-  patterns.add<InlineSegment, LowerIdentityDropout>(patterns.getContext());
+  patterns.add<InlineSegment>(patterns.getContext());
 }

@@ -9,6 +9,7 @@
 #define CKPT_CONVERSION_CKPTTOLINALG_CKPTTOLINALG_H
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace ckpt {
 
@@ -24,6 +25,12 @@ void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns);
 void populateNormalizationToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// embedding (a gather) and embedding_grad (a deterministic scatter-add).
 void populateLookupToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// The random state `!ckpt.rng` as `tensor<2xi64>` (seed, base counter).
+void addRandomStateConversion(mlir::TypeConverter &converter);
+/// dropout and dropout_grad with Philox4x32-10 in generated code; their
+/// random state goes through `converter`.
+void populateRandomToLinalgPatterns(const mlir::TypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
 /// Checkpoint segments run inline once lowered.
 void populateSegmentInliningPatterns(mlir::RewritePatternSet &patterns);
 

@@ -1,0 +1,157 @@
+//===- Random.cpp - dropout with Philox4x32-10 in generated code ----------===//
+//
+// The random state `!ckpt.rng` becomes a `tensor<2xi64>` (seed, base
+// counter). Element i of a dropout at static offset o keeps its value when
+// the uniform number from lane i % 4 of the Philox4x32-10 block at counter
+// base + o + i / 4 (key: the seed) is at least p, exactly as the reference
+// stream in ckpt/Runtime/Philox.h defines it. The gradient builds the same
+// mask from the same counters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+
+#include "ckpt/Conversion/CkptToLinalg/CkptToLinalg.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+/// Philox4x32-10 in arith ops on i32 words.
+struct PhiloxBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value i32(uint32_t value) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+  }
+  Value i64(int64_t value) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(value));
+  }
+  Value low(Value word64) {
+    return arith::TruncIOp::create(b, loc, b.getI32Type(), word64);
+  }
+  Value high(Value word64) {
+    return low(arith::ShRUIOp::create(b, loc, word64, i64(32)));
+  }
+  Value bitXor(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+
+  /// The four words of the block at `counter` (i64) under `seed` (i64).
+  std::array<Value, 4> block(Value counter, Value seed) {
+    std::array<Value, 4> ctr = {low(counter), high(counter), i32(0), i32(0)};
+    std::array<Value, 2> key = {low(seed), high(seed)};
+    for (int round = 0; round < 10; ++round) {
+      if (round > 0) {
+        key[0] = arith::AddIOp::create(b, loc, key[0], i32(0x9E3779B9));
+        key[1] = arith::AddIOp::create(b, loc, key[1], i32(0xBB67AE85));
+      }
+      auto p0 = arith::MulUIExtendedOp::create(b, loc, i32(0xD2511F53), ctr[0]);
+      auto p1 = arith::MulUIExtendedOp::create(b, loc, i32(0xCD9E8D57), ctr[2]);
+      ctr = {bitXor(bitXor(p1.getHigh(), ctr[1]), key[0]), p1.getLow(),
+             bitXor(bitXor(p0.getHigh(), ctr[3]), key[1]), p0.getLow()};
+    }
+    return ctr;
+  }
+};
+
+/// result = keep(i) ? input * 1 / (1 - p) : 0, keep(i) = uniform(i) >= p,
+/// for the state `state` (tensor<2xi64>) and the op's offset.
+Value buildDropout(OpBuilder &b, Location loc, Value input, Value state,
+                   int64_t offset, double p) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> strides(type.getRank(), 1);
+  for (int64_t d = type.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  auto extract = [&](int64_t i) -> Value {
+    Value index = arith::ConstantIndexOp::create(b, loc, i);
+    return tensor::ExtractOp::create(b, loc, state, ValueRange{index});
+  };
+  Value seed = extract(0), base = extract(1);
+  return buildMap(b, loc, type, input, [&](ScalarBuilder &s, ValueRange x) {
+    PhiloxBuilder philox{s.b, s.loc};
+    // The row-major position of this element.
+    Value linear = philox.i64(0);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value index = arith::IndexCastOp::create(
+          s.b, s.loc, s.b.getI64Type(), linalg::IndexOp::create(s.b, s.loc, d));
+      linear = arith::AddIOp::create(
+          s.b, s.loc, linear,
+          arith::MulIOp::create(s.b, s.loc, index, philox.i64(strides[d])));
+    }
+    Value counter = arith::AddIOp::create(
+        s.b, s.loc, arith::AddIOp::create(s.b, s.loc, base, philox.i64(offset)),
+        arith::ShRUIOp::create(s.b, s.loc, linear, philox.i64(2)));
+    Value lane = arith::AndIOp::create(s.b, s.loc, linear, philox.i64(3));
+    std::array<Value, 4> words = philox.block(counter, seed);
+    Value word = words[3];
+    for (int k = 2; k >= 0; --k) {
+      Value isLane = arith::CmpIOp::create(s.b, s.loc, arith::CmpIPredicate::eq,
+                                           lane, philox.i64(k));
+      word = arith::SelectOp::create(s.b, s.loc, isLane, words[k], word);
+    }
+    // The top 24 bits over 2^24, exact in f32 and f64.
+    Value top = arith::ShRUIOp::create(s.b, s.loc, word, philox.i32(8));
+    Value uniform = s.mul(arith::UIToFPOp::create(s.b, s.loc, s.type, top),
+                          s.constant(1.0 / 16777216.0));
+    Value keep = arith::CmpFOp::create(s.b, s.loc, arith::CmpFPredicate::OGE,
+                                       uniform, s.constant(p));
+    return s.select(keep, s.mul(x[0], s.constant(1.0 / (1.0 - p))),
+                    s.constant(0.0));
+  });
+}
+
+struct LowerDropout : OpConversionPattern<DropoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DropoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    double p = op.getP().convertToDouble();
+    if (p == 0.0) {
+      rewriter.replaceOp(op, adaptor.getInput());
+      return success();
+    }
+    if (!adaptor.getRng())
+      return rewriter.notifyMatchFailure(
+          op, "draws from the implicit generator; run ckpt-thread-rng");
+    rewriter.replaceOp(op, buildDropout(rewriter, op.getLoc(),
+                                        adaptor.getInput(), adaptor.getRng(),
+                                        *op.getOffset(), p));
+    return success();
+  }
+};
+
+struct LowerDropoutGrad : OpConversionPattern<DropoutGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DropoutGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildDropout(rewriter, op.getLoc(),
+                                        adaptor.getGrad(), adaptor.getRng(),
+                                        op.getOffset(),
+                                        op.getP().convertToDouble()));
+    return success();
+  }
+};
+
+} // namespace
+
+void ckpt::populateRandomToLinalgPatterns(const TypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  patterns.add<LowerDropout, LowerDropoutGrad>(converter,
+                                               patterns.getContext());
+}
+
+void ckpt::addRandomStateConversion(TypeConverter &converter) {
+  converter.addConversion([](RngType type) -> Type {
+    return RankedTensorType::get({2}, IntegerType::get(type.getContext(), 64));
+  });
+}
