@@ -12,6 +12,7 @@
 #include "ckpt/Conversion/Pipelines/Pipelines.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Runtime/CountingAllocator.h"
+#include "ckpt/Runtime/Npy.h"
 #include "ckpt/Runtime/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -75,6 +76,20 @@ static cl::opt<double> checkPeak(
     cl::desc("Fail when the measured peak differs from the simulated one by "
              "more than this fraction (0: off)"),
     cl::init(0));
+static cl::list<std::string>
+    inputFiles("input",
+               cl::desc("Load argument N from a .npy file instead of filling "
+                        "it: --input N=PATH (repeatable)"));
+static cl::opt<std::string> referenceDir(
+    "reference",
+    cl::desc("Compare each gradient with DIR/gradN.npy (for example from an "
+             "f64 run of the same graph)"),
+    cl::init(""));
+static cl::opt<double> referenceTolerance(
+    "reference-tolerance",
+    cl::desc("Largest relative L2 difference --reference accepts (default "
+             "1e-4)"),
+    cl::init(1e-4));
 static cl::opt<std::string>
     outDir("out", cl::desc("Write each gradient as DIR/grad<N>.npy, N the "
                            "parameter's argument number"),
@@ -148,28 +163,15 @@ double elementAt(const Buffer &buffer, size_t i) {
   return reinterpret_cast<const float *>(buffer.data())[i];
 }
 
-/// Writes a float result as a NumPy .npy file (format 1.0).
-LogicalResult writeNpy(const Buffer &buffer, StringRef path) {
-  std::string header = "{'descr': '";
-  header += buffer.type.getElementType().isF64() ? "<f8" : "<f4";
-  header += "', 'fortran_order': False, 'shape': (";
-  for (int64_t size : buffer.type.getShape())
-    header += std::to_string(size) + ", ";
-  header += "), }";
-  // Magic (6) + version (2) + length (2) + header + '\n', padded to 64.
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header += '\n';
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error);
-  if (error)
-    return failure();
-  os << "\x93NUMPY" << '\x01' << '\x00';
-  uint16_t length = header.size();
-  os << static_cast<char>(length & 0xff) << static_cast<char>(length >> 8);
-  os << header;
-  os.write(buffer.data(), buffer.bytes());
-  return success();
+/// The .npy dtype of an element type.
+std::string npyDtype(Type element) {
+  if (element.isF64())
+    return "f8";
+  if (element.isF32())
+    return "f4";
+  if (element.isInteger(64))
+    return "i8";
+  return "b1";
 }
 
 int fail(const Twine &message) {
@@ -318,6 +320,37 @@ int main(int argc, char **argv) {
     inputBytes += buffer.bytes();
   }
 
+  for (const std::string &spec : inputFiles) {
+    auto [indexText, path] = StringRef(spec).split('=');
+    unsigned index;
+    if (indexText.getAsInteger(10, index) || path.empty() ||
+        index >= inputs.size())
+      return fail("--input expects N=PATH with N an argument number below " +
+                  Twine(inputs.size()) + ", got '" + spec + "'");
+    Buffer &buffer = inputs[index];
+    ckpt::runtime::NpyArray array;
+    std::string error;
+    if (!ckpt::runtime::readNpy(path.str(), array, error))
+      return fail(error);
+    std::string expected = npyDtype(buffer.type.getElementType());
+    if (array.dtype != expected ||
+        ArrayRef<int64_t>(array.shape) != buffer.type.getShape()) {
+      std::string shape;
+      for (int64_t size : array.shape)
+        shape += std::to_string(size) + ",";
+      return fail("'" + path + "' holds " + array.dtype + " of shape (" +
+                  shape + ") but argument " + Twine(index) + " is " +
+                  [&] {
+                    std::string text;
+                    llvm::raw_string_ostream os(text);
+                    os << buffer.type;
+                    return text;
+                  }() +
+                  " (dtype " + expected + ")");
+    }
+    std::memcpy(buffer.data(), array.data.data(), buffer.bytes());
+  }
+
   // The packed interface takes a pointer to every descriptor field of every
   // argument, then a pointer to the results (a struct of descriptors, all
   // 8-byte fields).
@@ -393,6 +426,7 @@ int main(int argc, char **argv) {
   if (trainingStep && !results.empty() && results.front().type.getRank() == 0)
     llvm::outs() << "loss: " << llvm::format("%.9g", elementAt(results[0], 0))
                  << "\n";
+  double worstReference = 0;
   for (auto [index, buffer] : llvm::enumerate(results)) {
     if (trainingStep && index == 0)
       continue;
@@ -409,13 +443,45 @@ int main(int argc, char **argv) {
     llvm::outs() << label << ": sum " << llvm::format("%.9g", sum)
                  << ", l2 " << llvm::format("%.9g", std::sqrt(sumSquares))
                  << "\n";
+    if (!referenceDir.empty() && trainingStep && index >= 1) {
+      SmallString<128> path(referenceDir);
+      llvm::sys::path::append(
+          path, "grad" + std::to_string(paramArgs[index - 1]) + ".npy");
+      ckpt::runtime::NpyArray reference;
+      std::string error;
+      if (!ckpt::runtime::readNpy(path.str().str(), reference, error))
+        return fail(error);
+      if (ArrayRef<int64_t>(reference.shape) != buffer.type.getShape() ||
+          (reference.dtype != "f4" && reference.dtype != "f8"))
+        return fail("'" + path + "' does not hold a float array of the "
+                    "gradient's shape");
+      double difference = 0, norm = 0;
+      for (size_t i = 0, e = buffer.count(); i < e; ++i) {
+        double expected =
+            reference.dtype == "f8"
+                ? reinterpret_cast<const double *>(reference.data.data())[i]
+                : reinterpret_cast<const float *>(reference.data.data())[i];
+        double delta = elementAt(buffer, i) - expected;
+        difference += delta * delta;
+        norm += expected * expected;
+      }
+      double relative = std::sqrt(difference) / std::max(std::sqrt(norm), 1e-300);
+      worstReference = std::max(worstReference, relative);
+      llvm::outs() << "  vs reference: relative L2 difference "
+                   << llvm::format("%.3g", relative) << "\n";
+    }
     if (!outDir.empty() && trainingStep && index >= 1) {
       if (std::error_code error = llvm::sys::fs::create_directories(outDir))
         return fail("cannot create '" + outDir + "': " + error.message());
       SmallString<128> path(outDir);
       llvm::sys::path::append(path, "grad" + std::to_string(paramArgs[index - 1]) + ".npy");
-      if (failed(writeNpy(buffer, path)))
-        return fail("cannot write '" + path + "'");
+      std::string error;
+      std::vector<int64_t> shape(buffer.type.getShape().begin(),
+                                 buffer.type.getShape().end());
+      if (!ckpt::runtime::writeNpy(path.str().str(),
+                                   npyDtype(buffer.type.getElementType()),
+                                   shape, buffer.data(), buffer.bytes(), error))
+        return fail(error);
     }
   }
   uint64_t measured = inputBytes + peakAllocated;
@@ -431,6 +497,16 @@ int main(int argc, char **argv) {
                << " ms best of " << runs << "\n";
 
   int status = 0;
+  if (!referenceDir.empty()) {
+    bool agrees = worstReference <= referenceTolerance;
+    llvm::outs() << "reference: " << (agrees ? "agrees" : "DIFFERS")
+                 << " (worst relative L2 difference "
+                 << llvm::format("%.3g", worstReference) << ", tolerance "
+                 << llvm::format("%.3g", referenceTolerance.getValue())
+                 << ")\n";
+    if (!agrees)
+      status = 1;
+  }
   if (checkPeak > 0 && std::abs(difference) > checkPeak) {
     llvm::errs() << "ckpt-run: error: measured and simulated peaks differ by "
                  << llvm::format("%.2f", 100 * std::abs(difference))
