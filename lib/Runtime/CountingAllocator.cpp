@@ -75,15 +75,3 @@ void deallocate(void *pointer) {
 }
 
 } // namespace ckpt::runtime
-
-extern "C" {
-void *_mlir_memref_to_llvm_alloc(size_t size) {
-  return ckpt::runtime::allocate(size);
-}
-void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
-  return ckpt::runtime::allocateAligned(alignment, size);
-}
-void _mlir_memref_to_llvm_free(void *pointer) {
-  ckpt::runtime::deallocate(pointer);
-}
-}

@@ -27,6 +27,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -277,9 +278,19 @@ int main(int argc, char **argv) {
   if (failed(pm.run(*module)))
     return 1;
 
+  // Optimise for this processor (vector width, instruction set).
+  auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!hostBuilder)
+    return fail("cannot target this processor: " +
+                llvm::toString(hostBuilder.takeError()));
+  auto host = hostBuilder->createTargetMachine();
+  if (!host)
+    return fail("cannot target this processor: " +
+                llvm::toString(host.takeError()));
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = makeOptimizingTransformer(
-      /*optLevel=*/3, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+      /*optLevel=*/3, /*sizeLevel=*/0, host->get());
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(*module, engineOptions);
   if (!engine)
     return fail("JIT compilation failed: " +
@@ -290,12 +301,8 @@ int main(int argc, char **argv) {
       symbols[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                    llvm::JITSymbolFlags::Exported};
     };
-    add("_mlir_memref_to_llvm_alloc",
-        reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc));
-    add("_mlir_memref_to_llvm_aligned_alloc",
-        reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc));
-    add("_mlir_memref_to_llvm_free",
-        reinterpret_cast<void *>(&_mlir_memref_to_llvm_free));
+    add("malloc", reinterpret_cast<void *>(&ckpt::runtime::allocate));
+    add("free", reinterpret_cast<void *>(&ckpt::runtime::deallocate));
     // Copies between strided buffers (slices) call MLIR's runner utility.
     add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
     return symbols;

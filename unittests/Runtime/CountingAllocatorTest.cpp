@@ -32,12 +32,4 @@ TEST(CountingAllocatorTest, CountsRequestedBytesAndThePeak) {
   EXPECT_EQ(getAllocationStats().peakBytes, before);
 }
 
-TEST(CountingAllocatorTest, LoweredCodeEntryPointsAreTheSameAllocator) {
-  uint64_t before = getAllocationStats().liveBytes;
-  void *p = _mlir_memref_to_llvm_alloc(24);
-  EXPECT_EQ(getAllocationStats().liveBytes, before + 24);
-  _mlir_memref_to_llvm_free(p);
-  EXPECT_EQ(getAllocationStats().liveBytes, before);
-}
-
 } // namespace

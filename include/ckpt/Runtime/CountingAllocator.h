@@ -1,9 +1,8 @@
 //===- CountingAllocator.h - heap allocation that measures its peak -------===//
 //
-// The allocation functions lowered code calls (`_mlir_memref_to_llvm_alloc`
-// and friends, through the generic allocation functions of the memref-to-LLVM
-// lowering) are served by this allocator, which counts live bytes and their
-// peak, so the peak memory of a training step is measured, not estimated.
+// ckpt-run binds the `malloc` and `free` that lowered code calls to this
+// allocator, which counts live bytes and their peak, so the peak memory of a
+// training step is measured, not estimated.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,11 +32,5 @@ void *allocateAligned(size_t alignment, size_t size);
 void deallocate(void *pointer);
 
 } // namespace ckpt::runtime
-
-extern "C" {
-void *_mlir_memref_to_llvm_alloc(size_t size);
-void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
-void _mlir_memref_to_llvm_free(void *pointer);
-}
 
 #endif // CKPT_RUNTIME_COUNTINGALLOCATOR_H

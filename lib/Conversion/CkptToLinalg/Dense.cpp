@@ -12,6 +12,7 @@
 #include "ckpt/Conversion/CkptToLinalg/CkptToLinalg.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 using namespace mlir;
@@ -19,22 +20,27 @@ using namespace ckpt;
 
 namespace {
 
-/// out += lhs * rhs over an iteration space whose last dimension is the
-/// contraction; maps give the operands' indices.
+/// out += lhs * rhs over an iteration space whose dimension `reduction` is
+/// the contraction; maps give the operands' indices. The loops run in the
+/// order of the dimensions.
 Value contract(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
-               ArrayRef<AffineMap> maps) {
+               ArrayRef<AffineMap> maps, unsigned reduction) {
   auto type = cast<RankedTensorType>(init.getType());
   unsigned rank = maps.front().getNumDims();
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  iterators.back() = utils::IteratorType::reduction;
+  iterators[reduction] = utils::IteratorType::reduction;
   return linalg::GenericOp::create(
              b, loc, TypeRange{type}, ValueRange{lhs, rhs}, ValueRange{init},
              maps, iterators,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
-               ScalarBuilder s{nb, nl, type.getElementType()};
+               auto reassoc = arith::FastMathFlags::reassoc;
+               Value product =
+                   arith::MulFOp::create(nb, nl, args[0], args[1], reassoc);
                linalg::YieldOp::create(
-                   nb, nl, s.add(args[2], s.mul(args[0], args[1])));
+                   nb, nl,
+                   arith::AddFOp::create(nb, nl, args[2], product, reassoc)
+                       .getResult());
              })
       .getResult(0);
 }
@@ -44,7 +50,10 @@ FailureOr<SmallVector<Value>> lowerMatmul(MatmulOp op,
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
   int64_t batch = result.getRank() - 2;
-  unsigned rank = batch + 3; // batch..., m, n, k
+  // Loops batch..., m, k, n: the innermost loop walks rows of rhs and of
+  // the result contiguously.
+  unsigned rank = batch + 3;
+  unsigned m = batch, k = batch + 1, n = batch + 2;
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   auto operandMap = [&](RankedTensorType type, AffineExpr row,
                         AffineExpr column) {
@@ -59,15 +68,16 @@ FailureOr<SmallVector<Value>> lowerMatmul(MatmulOp op,
     return AffineMap::get(rank, 0, exprs, context);
   };
   SmallVector<AffineExpr> out;
-  for (unsigned i = 0; i < batch + 2; ++i)
+  for (unsigned i = 0; i < batch; ++i)
     out.push_back(d(i));
+  out.append({d(m), d(n)});
   SmallVector<AffineMap> maps = {
-      operandMap(op.getLhs().getType(), d(batch), d(batch + 2)),
-      operandMap(op.getRhs().getType(), d(batch + 2), d(batch + 1)),
+      operandMap(op.getLhs().getType(), d(m), d(k)),
+      operandMap(op.getRhs().getType(), d(k), d(n)),
       AffineMap::get(rank, 0, out, context)};
   Value zeros = filledTensor(rewriter, op.getLoc(), result, 0.0);
   return SmallVector<Value>{contract(rewriter, op.getLoc(), op.getLhs(),
-                                     op.getRhs(), zeros, maps)};
+                                     op.getRhs(), zeros, maps, k)};
 }
 
 FailureOr<SmallVector<Value>> lowerLinear(LinearOp op,
@@ -75,19 +85,21 @@ FailureOr<SmallVector<Value>> lowerLinear(LinearOp op,
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
   unsigned rows = result.getRank() - 1;
-  unsigned rank = rows + 2; // rows..., n, k
+  // Loops rows..., k, n: the innermost loop walks the result row
+  // contiguously (the weight with stride K).
+  unsigned rank = rows + 2, k = rows, n = rows + 1;
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   SmallVector<AffineExpr> input, out;
   for (unsigned i = 0; i < rows; ++i) {
     input.push_back(d(i));
     out.push_back(d(i));
   }
-  input.push_back(d(rows + 1));
-  out.push_back(d(rows));
-  SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, input, context),
-                                 AffineMap::get(rank, 0, {d(rows), d(rows + 1)},
-                                                context),
-                                 AffineMap::get(rank, 0, out, context)};
+  input.push_back(d(k));
+  out.push_back(d(n));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, input, context),
+      AffineMap::get(rank, 0, {d(n), d(k)}, context),
+      AffineMap::get(rank, 0, out, context)};
   Value init =
       op.getBias()
           ? buildPointwise(rewriter, op.getLoc(), result, op.getBias(),
@@ -96,7 +108,7 @@ FailureOr<SmallVector<Value>> lowerLinear(LinearOp op,
                            })
           : filledTensor(rewriter, op.getLoc(), result, 0.0);
   return SmallVector<Value>{contract(rewriter, op.getLoc(), op.getInput(),
-                                     op.getWeight(), init, maps)};
+                                     op.getWeight(), init, maps, k)};
 }
 
 } // namespace

@@ -2,8 +2,10 @@
 //
 // The CPU pipeline: lower ckpt ops on tensors, bufferize whole functions with
 // identity layouts (so callers pass plain contiguous buffers), free buffers
-// by ownership and right after their last use, turn linalg into loops, and convert everything to LLVM with
-// allocation routed through the generic, countable allocation functions.
+// by ownership and right after their last use, turn linalg into loops, and
+// convert everything to LLVM. Heap memory comes from malloc and free, which
+// LLVM knows return fresh memory (so it can keep accumulators in registers
+// and vectorise), and which a runner can serve with a counting allocator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,7 +53,7 @@ void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertMathToLLVMPass());
   FinalizeMemRefToLLVMConversionPassOptions memref;
-  memref.useGenericFunctions = true;
+  memref.useGenericFunctions = false;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -76,6 +78,6 @@ void ckpt::registerLowerToLLVMPipeline() {
   PassPipelineRegistration<>(
       "ckpt-lower-to-llvm",
       "Lowers ckpt training steps to the LLVM dialect for the CPU, with "
-      "countable heap allocation",
+      "heap allocation through malloc and free",
       buildLowerToLLVMPipeline);
 }

@@ -16,8 +16,8 @@ namespace ckpt {
 
 /// ckpt -> linalg on tensors -> one-shot bufferization (identity layouts at
 /// function boundaries) with ownership-based deallocation -> loops -> LLVM.
-/// Heap allocations become calls of `_mlir_memref_to_llvm_alloc` and
-/// `_mlir_memref_to_llvm_free`, so a runtime can count them.
+/// Heap allocations become calls of `malloc` and `free`, which a JIT can
+/// bind to a counting allocator (as ckpt-run does).
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm);
 
 /// Registers the dialects and interface models the pipeline needs in the
