@@ -16,3 +16,16 @@ func.func @f(%x: tensor<8x4xf32>, %w: tensor<3x4xf32> {ckpt.param}) -> tensor<f3
   %l = ckpt.reduce_mean %g : tensor<8x3xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// With free-after-last-use=false the frees stay where ownership-based
+// deallocation puts them: at the end of the step.
+// RUN: ckpt-opt %s --pass-pipeline='builtin.module(ckpt-autodiff,ckpt-lower-to-llvm{free-after-last-use=false})' | FileCheck %s --check-prefix=LATE
+// RUN: ckpt-opt %s --pass-pipeline='builtin.module(ckpt-autodiff,ckpt-lower-to-llvm)' | FileCheck %s --check-prefix=EARLY
+// LATE-LABEL: llvm.func @f_train
+// LATE: llvm.call @malloc
+// LATE-NOT: llvm.call @free
+// LATE: llvm.call @malloc
+// EARLY-LABEL: llvm.func @f_train
+// EARLY: llvm.call @malloc
+// EARLY: llvm.call @free
+// EARLY: llvm.call @malloc

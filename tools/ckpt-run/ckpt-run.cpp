@@ -274,7 +274,7 @@ int main(int argc, char **argv) {
       forwardName = forward.getSymName().str();
 
   PassManager pm(&context);
-  ckpt::buildLowerToLLVMPipeline(pm);
+  ckpt::buildLowerToLLVMPipeline(pm, ckpt::LowerToLLVMOptions());
   if (failed(pm.run(*module)))
     return 1;
 

@@ -34,7 +34,8 @@
 
 using namespace mlir;
 
-void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm) {
+void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                    const LowerToLLVMOptions &options) {
   pm.addPass(createCkptToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 
@@ -44,7 +45,8 @@ void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addNestedPass<func::FuncOp>(createCkptFreeAfterLastUsePass());
+  if (options.freeAfterLastUse)
+    pm.addNestedPass<func::FuncOp>(createCkptFreeAfterLastUsePass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -75,7 +77,7 @@ void ckpt::registerLowerToLLVMDependencies(DialectRegistry &registry) {
 }
 
 void ckpt::registerLowerToLLVMPipeline() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LowerToLLVMOptions>(
       "ckpt-lower-to-llvm",
       "Lowers ckpt training steps to the LLVM dialect for the CPU, with "
       "heap allocation through malloc and free",
