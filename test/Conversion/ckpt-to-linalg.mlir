@@ -80,7 +80,7 @@ func.func @segment(%x: tensor<4xf32>) -> tensor<4xf32> {
 // Philox rounds (two 32-bit multiplies each) per element and keeps the
 // element when the uniform number is at least p.
 // CHECK-LABEL: func.func @dropout
-//  CHECK-SAME:   (%{{.+}}: tensor<8xf32>, %[[STATE:.+]]: tensor<2xi64>)
+//  CHECK-SAME:   (%{{.+}}: tensor<8xf32> {bufferization.writable = false}, %[[STATE:.+]]: tensor<2xi64> {bufferization.writable = false})
 //       CHECK:   %[[SEED:.+]] = tensor.extract %[[STATE]][%{{.+}}] : tensor<2xi64>
 //       CHECK:   %[[BASE:.+]] = tensor.extract %[[STATE]][%{{.+}}] : tensor<2xi64>
 //       CHECK:   linalg.generic

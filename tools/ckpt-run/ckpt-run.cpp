@@ -55,6 +55,11 @@ static cl::opt<std::string>
 static cl::opt<uint64_t> seed("seed",
                               cl::desc("Seed of the input values (default 0)"),
                               cl::init(0));
+static cl::opt<uint64_t> rngBase(
+    "rng-base",
+    cl::desc("Base counter of the random state passed to the step "
+             "(default 0)"),
+    cl::init(0));
 static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs (default 1)"),
                                 cl::init(1));
 static cl::opt<unsigned> warmup(
@@ -249,7 +254,15 @@ int main(int argc, char **argv) {
     inputs.push_back({type});
     bounds.push_back(indexBound(arg));
   }
+  SmallVector<bool> resultIsState;
   for (Type type : step.getResultTypes()) {
+    // A training step returns its advanced random state last.
+    resultIsState.push_back(isa<ckpt::RngType>(type));
+    if (resultIsState.back()) {
+      results.push_back(
+          {RankedTensorType::get({2}, IntegerType::get(&context, 64))});
+      continue;
+    }
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape() ||
         !(tensor.getElementType().isF32() || tensor.getElementType().isF64()))
@@ -320,7 +333,7 @@ int main(int argc, char **argv) {
     buffer.strides = rowMajorStrides(buffer.type.getShape());
     if (randomState[index]) {
       reinterpret_cast<int64_t *>(buffer.data())[0] = seed;
-      reinterpret_cast<int64_t *>(buffer.data())[1] = 0;
+      reinterpret_cast<int64_t *>(buffer.data())[1] = rngBase;
     } else {
       fill(buffer, ckpt::runtime::PhiloxStream(seed, index), bounds[index]);
     }
@@ -437,6 +450,12 @@ int main(int argc, char **argv) {
   for (auto [index, buffer] : llvm::enumerate(results)) {
     if (trainingStep && index == 0)
       continue;
+    if (resultIsState[index]) {
+      const int64_t *state = reinterpret_cast<const int64_t *>(buffer.data());
+      llvm::outs() << "next random state: seed " << state[0]
+                   << ", base counter " << state[1] << "\n";
+      continue;
+    }
     double sum = 0, sumSquares = 0;
     for (size_t i = 0, e = buffer.count(); i < e; ++i) {
       double value = elementAt(buffer, i);

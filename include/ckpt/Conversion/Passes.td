@@ -20,11 +20,16 @@ def CkptToLinalgPass : Pass<"ckpt-to-linalg", "::mlir::ModuleOp"> {
     `tensor<2xi64>` (seed, base counter). Checkpoint segments are inlined
     where they stand: once lowered, a segment is just its ops.
 
+    Function arguments are marked `bufferization.writable = false`: they
+    belong to the caller, so bufferization copies instead of writing into
+    them.
+
     Shapes must be static. Ops this lowering does not handle yet (`print`,
     `all_reduce`, `index_add`, dropout without explicit random state) are
     reported as failing to legalize.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",

@@ -10,6 +10,7 @@
 #include "ckpt/Conversion/Passes.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -53,6 +54,7 @@ struct CkptToLinalgPass
     RewritePatternSet patterns(context);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                   converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
     populateRandomToLinalgPatterns(converter, patterns);
     populateSegmentInliningPatterns(patterns);
     populateElementwiseToLinalgPatterns(patterns);
@@ -67,13 +69,23 @@ struct CkptToLinalgPass
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect>();
-    target.addLegalOp<func::ReturnOp>();
+    target.addDynamicallyLegalOp<func::ReturnOp>(
+        [&](func::ReturnOp op) { return converter.isLegal(op); });
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
       return converter.isSignatureLegal(func.getFunctionType());
     });
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+
+    // Arguments belong to the caller (parameters, data, random state):
+    // bufferization must copy rather than write into them.
+    Builder builder(context);
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (isa<TensorType>(func.getArgument(i).getType()))
+          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                          builder.getBoolAttr(false));
   }
 };
 

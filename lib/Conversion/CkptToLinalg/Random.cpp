@@ -142,12 +142,33 @@ struct LowerDropoutGrad : OpConversionPattern<DropoutGradOp> {
   }
 };
 
+/// (seed, base) -> (seed, base + counters).
+struct LowerRngAdvance : OpConversionPattern<RngAdvanceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RngAdvanceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value base = tensor::ExtractOp::create(rewriter, loc, adaptor.getState(),
+                                           ValueRange{one});
+    Value counters = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getI64IntegerAttr(op.getCounters()));
+    Value advanced = arith::AddIOp::create(rewriter, loc, base, counters);
+    rewriter.replaceOp(op, tensor::InsertOp::create(rewriter, loc, advanced,
+                                                    adaptor.getState(),
+                                                    ValueRange{one}));
+    return success();
+  }
+};
+
 } // namespace
 
 void ckpt::populateRandomToLinalgPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<LowerDropout, LowerDropoutGrad>(converter,
-                                               patterns.getContext());
+  patterns.add<LowerDropout, LowerDropoutGrad, LowerRngAdvance>(
+      converter, patterns.getContext());
 }
 
 void ckpt::addRandomStateConversion(TypeConverter &converter) {

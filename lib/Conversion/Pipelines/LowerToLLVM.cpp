@@ -48,6 +48,7 @@ void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
   if (options.freeAfterLastUse)
     pm.addNestedPass<func::FuncOp>(createCkptFreeAfterLastUsePass());
 
+  pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -56,3 +56,11 @@ func.func @softmax_grad_dim(%dy: tensor<4x3xf32>) {
   %r = ckpt.softmax_grad %dy, %dy dim = 2 : tensor<4x3xf32>
   return
 }
+
+// -----
+
+func.func @advance_backwards(%s: !ckpt.rng) -> !ckpt.rng {
+  // expected-error @below {{'ckpt.rng_advance' op counters must be non-negative, got -1}}
+  %n = ckpt.rng_advance %s counters = -1
+  return %n : !ckpt.rng
+}

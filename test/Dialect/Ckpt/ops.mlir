@@ -246,3 +246,10 @@ func.func @backward(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %s: tensor<2x1xf3
   %15 = ckpt.dropout %x rng %rng offset = 0 p = 0.1 : tensor<2x8xf32>
   return
 }
+
+// CHECK-LABEL: func.func @advance
+// CHECK: ckpt.rng_advance %{{.+}} counters = 4096
+func.func @advance(%s: !ckpt.rng) -> !ckpt.rng {
+  %n = ckpt.rng_advance %s counters = 4096
+  return %n : !ckpt.rng
+}

@@ -4,7 +4,7 @@ Recomputes, from the Philox4x32-10 specification (Salmon et al., SC'11, as
 in Random123), the input ckpt-run fills and the dropout mask the compiled
 code must draw, and checks the result checksum ckpt-run printed.
 
-usage: philox_dropout_oracle.py RUN_OUTPUT SEED COUNT OFFSET P
+usage: philox_dropout_oracle.py RUN_OUTPUT SEED COUNT OFFSET P [BASE]
 """
 import math
 import re
@@ -37,12 +37,15 @@ def uniform(seed, stream, index):
 
 
 def main():
-    output, seed, count, offset, p = sys.argv[1:]
+    output, seed, count, offset, p = sys.argv[1:6]
     seed, count, offset, p = int(seed), int(count), int(offset), float(p)
+    base = int(sys.argv[6]) if len(sys.argv) > 6 else 0
     total = squares = 0.0
+    kept = 0
     for i in range(count):
         x = 2.0 * uniform(seed, 0, i) - 1.0  # argument 0, stream 0
-        keep = uniform(seed, 0, 4 * offset + i) >= p  # base counter 0
+        keep = uniform(seed, 0, 4 * (base + offset) + i) >= p
+        kept += keep
         y = x * (1.0 / (1.0 - p)) if keep else 0.0
         total += y
         squares += y * y
@@ -58,6 +61,13 @@ def main():
             abs(got_l2 - expected_l2) > 1e-6 * max(1.0, expected_l2):
         sys.exit("dropout mask differs from the Philox4x32-10 reference")
     print("dropout matches the reference stream")
+    # The kept fraction of a binomial(count, 1 - p), within 4 sigma.
+    sigma = math.sqrt(p * (1 - p) / count)
+    fraction = kept / count
+    print(f"kept fraction {fraction:.4f}, expected {1 - p:.4f} +- {4 * sigma:.4f}")
+    if abs(fraction - (1 - p)) > 4 * sigma:
+        sys.exit("the kept fraction is implausible for p")
+    print("kept fraction plausible")
 
 
 main()

@@ -100,6 +100,9 @@ CKPT_POINTWISE_FLOPS(ReduceMaxGradOp, 3)
 CKPT_POINTWISE_FLOPS(SliceGradOp, 0)
 #undef CKPT_POINTWISE_FLOPS
 
+// Moving a counter is bookkeeping, not arithmetic on tensors.
+uint64_t RngAdvanceOp::getFlops() { return 0; }
+
 // FLOPs per element of an operand.
 #define CKPT_OPERAND_FLOPS(Op, operand, factor)                                \
   uint64_t Op::getFlops() { return times(elements(operand), factor); }

@@ -410,6 +410,13 @@ uint64_t DropoutOp::getNumCounters() {
       getStaticElementCount(getInput().getType()).value_or(0), 4);
 }
 
+LogicalResult RngAdvanceOp::verify() {
+  if (static_cast<int64_t>(getCounters()) < 0)
+    return emitOpError() << "counters must be non-negative, got "
+                         << static_cast<int64_t>(getCounters());
+  return success();
+}
+
 LogicalResult DropoutGradOp::verify() {
   return verifyDropout(*this, getP().convertToDouble(), getOffset());
 }

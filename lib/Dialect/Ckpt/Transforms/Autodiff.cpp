@@ -43,6 +43,20 @@ static bool isForwardGraph(func::FuncOp func) {
   return false;
 }
 
+/// The counters one call of `func` draws: recorded by ckpt-thread-rng, or
+/// the end of the last explicit range.
+static int64_t countersDrawn(func::FuncOp func) {
+  if (auto recorded =
+          func->getAttrOfType<IntegerAttr>(CkptDialect::kRngCountersAttrName))
+    return recorded.getInt();
+  int64_t end = 0;
+  func.walk([&](DropoutOp op) {
+    if (op.getRng())
+      end = std::max<int64_t>(end, *op.getOffset() + op.getNumCounters());
+  });
+  return end;
+}
+
 namespace {
 
 /// Records every op autodiff creates: those are the backward ops.
@@ -327,6 +341,12 @@ LogicalResult Differentiator::run() {
     }
     results.push_back(grad);
   }
+  // The step consumes its random numbers: it returns each random state
+  // moved past the counters one call draws.
+  for (BlockArgument arg : step.getArguments())
+    if (isa<RngType>(arg.getType()))
+      results.push_back(RngAdvanceOp::create(builder, step.getLoc(), arg,
+                                             countersDrawn(step)));
   // Only the ops created after the forward are backward ops; the return is
   // rebuilt last, and is neither.
   for (Operation *op : created.ops)

@@ -350,6 +350,25 @@ def Ckpt_DropoutOp : Ckpt_Op<"dropout", [
   }];
 }
 
+def Ckpt_RngAdvanceOp : Ckpt_Op<"rng_advance", [Pure] # Ckpt_Costed> {
+  let summary = "the random state after a step's draws";
+  let description = [{
+    The state `state` with its base counter moved past the `counters`
+    Philox counters one call of the function draws, so the next call (the
+    next training step) never reuses numbers. Training steps return it.
+
+    Example:
+
+    ```mlir
+    %next = ckpt.rng_advance %state counters = 69632
+    ```
+  }];
+  let arguments = (ins Ckpt_RngType:$state, I64Attr:$counters);
+  let results = (outs Ckpt_RngType:$result);
+  let assemblyFormat = "$state `counters` `=` $counters attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shape
 //===----------------------------------------------------------------------===//
