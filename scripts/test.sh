@@ -15,12 +15,12 @@ trap 'rm -f "$log"' EXIT
 status=0
 cmake --build "$build" --target check-ckpt 2>&1 | tee "$log" || status=$?
 
-count() { # lit's summary line "  <Label>: N (...)", or 0
-  sed -n "s/^  $1: *\([0-9]*\).*/\1/p" "$log" | tail -n 1 | grep . || echo 0
+count() { # lit's summary line "  <Label>: N (...)" (padded as "Label :"), or 0
+  sed -n "s/^  $1 *: *\([0-9]*\).*/\1/p" "$log" | tail -n 1 | grep . || echo 0
 }
 passed=$(count Passed)
 failed=$(( $(count Failed) + $(count 'Unexpectedly Passed') + $(count 'Timed Out') ))
-skipped=$(count Unsupported)
+skipped=$(( $(count Unsupported) + $(count Skipped) ))
 if [ "$passed" -eq 0 ]; then
   echo "tests: no test passed; the suite did not run" >&2
   status=1
