@@ -132,27 +132,19 @@ SoftmaxParts softmaxParts(OpBuilder &b, Location loc, Value input,
   return {max, sum};
 }
 
-FailureOr<SmallVector<Value>> lowerSoftmax(SoftmaxOp op,
-                                           PatternRewriter &rewriter) {
-  RankedTensorType type = op.getType();
+/// softmax = exp(x - max) / sum, log_softmax = (x - max) - log(sum).
+template <typename OpTy, bool logarithm>
+FailureOr<SmallVector<Value>> lowerSoftmaxLike(OpTy op,
+                                               PatternRewriter &rewriter) {
   SoftmaxParts parts =
       softmaxParts(rewriter, op.getLoc(), op.getInput(), op.getDim());
   return SmallVector<Value>{buildMap(
-      rewriter, op.getLoc(), type, {op.getInput(), parts.max, parts.sum},
+      rewriter, op.getLoc(), op.getType(),
+      {op.getInput(), parts.max, parts.sum},
       [&](ScalarBuilder &s, ValueRange x) {
-        return s.div(s.exp(s.sub(x[0], x[1])), x[2]);
-      })};
-}
-
-FailureOr<SmallVector<Value>> lowerLogSoftmax(LogSoftmaxOp op,
-                                              PatternRewriter &rewriter) {
-  RankedTensorType type = op.getType();
-  SoftmaxParts parts =
-      softmaxParts(rewriter, op.getLoc(), op.getInput(), op.getDim());
-  return SmallVector<Value>{buildMap(
-      rewriter, op.getLoc(), type, {op.getInput(), parts.max, parts.sum},
-      [&](ScalarBuilder &s, ValueRange x) {
-        return s.sub(s.sub(x[0], x[1]), s.log(x[2]));
+        Value shifted = s.sub(x[0], x[1]);
+        return logarithm ? s.sub(shifted, s.log(x[2]))
+                         : s.div(s.exp(shifted), x[2]);
       })};
 }
 
@@ -286,8 +278,8 @@ void ckpt::populateReductionToLinalgPatterns(RewritePatternSet &patterns) {
   addLowering<ReduceMeanOp>(patterns, lowerSumOrMean<ReduceMeanOp>);
   addLowering<ReduceMaxOp>(patterns, lowerReduceMax);
   addLowering<ReduceMaxGradOp>(patterns, lowerReduceMaxGrad);
-  addLowering<SoftmaxOp>(patterns, lowerSoftmax);
-  addLowering<LogSoftmaxOp>(patterns, lowerLogSoftmax);
+  addLowering<SoftmaxOp>(patterns, lowerSoftmaxLike<SoftmaxOp, false>);
+  addLowering<LogSoftmaxOp>(patterns, lowerSoftmaxLike<LogSoftmaxOp, true>);
   addLowering<SoftmaxGradOp>(patterns, lowerSoftmaxGrad);
   addLowering<LogSoftmaxGradOp>(patterns, lowerLogSoftmaxGrad);
   addLowering<MseLossOp>(patterns, lowerMseLoss);
