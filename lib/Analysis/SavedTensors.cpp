@@ -1,16 +1,18 @@
 //===- SavedTensors.cpp - forward values that backward reads --------------===//
 //
 // A saved tensor is a top-level forward value of a training step with at
-// least one backward user. Sizes come from static shapes.
+// least one backward user. Sizes come from static shapes; a reshape is a
+// view, so totals count the buffer behind a tensor and its views once.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Analysis/SavedTensors.h"
 
-#include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -95,7 +97,10 @@ FailureOr<SavedTensorAnalysis> SavedTensorAnalysis::compute(func::FuncOp step) {
         getValueBytes(value, producer ? producer : step.getOperation());
     if (failed(bytes))
       return failure();
-    analysis.saved.push_back({value, producer, std::move(consumers),
+    Value buffer = value;
+    while (auto view = buffer.getDefiningOp<ReshapeOp>())
+      buffer = view.getInput();
+    analysis.saved.push_back({value, buffer, producer, std::move(consumers),
                               classifyValue(step, value), *bytes});
     return success();
   };
@@ -115,8 +120,9 @@ FailureOr<SavedTensorAnalysis> SavedTensorAnalysis::compute(func::FuncOp step) {
 
 uint64_t SavedTensorAnalysis::getBytes(ValueKind kind) const {
   uint64_t total = 0;
+  llvm::DenseSet<Value> counted;
   for (const SavedTensor &tensor : saved)
-    if (tensor.kind == kind)
+    if (tensor.kind == kind && counted.insert(tensor.buffer).second)
       total = llvm::SaturatingAdd(total, tensor.bytes);
   return total;
 }

@@ -141,4 +141,24 @@ TEST_F(MemorySimulatorTest, SavedTensorsAreForwardValuesReadByBackward) {
   EXPECT_EQ(saved->getCount(ValueKind::Constant), 1u);
 }
 
+TEST_F(MemorySimulatorTest, ASavedTensorAndItsViewTakeOneBuffer) {
+  // Backward reads e (32 B) and a reshape of it: two saved tensors, one
+  // buffer of 32 B.
+  func::FuncOp func = parse(R"mlir(
+    func.func @f(%x: tensor<8xf32> {ckpt.param}) -> tensor<2x4xf32> {
+      %e = ckpt.exp %x : tensor<8xf32>
+      %r = ckpt.reshape %e : tensor<8xf32> -> tensor<2x4xf32>
+      %g1 = ckpt.neg %e {ckpt.backward} : tensor<8xf32>
+      %g2 = ckpt.reshape %g1 {ckpt.backward} : tensor<8xf32> -> tensor<2x4xf32>
+      %g3 = ckpt.mul %g2, %r {ckpt.backward} : tensor<2x4xf32>
+      return %g3 : tensor<2x4xf32>
+    })mlir");
+  FailureOr<SavedTensorAnalysis> saved = SavedTensorAnalysis::compute(func);
+  ASSERT_TRUE(succeeded(saved));
+  EXPECT_EQ(saved->getCount(ValueKind::Activation), 2u);
+  EXPECT_EQ(saved->getBytes(ValueKind::Activation), 32u);
+  EXPECT_EQ(saved->getSavedTensors()[1].buffer,
+            saved->getSavedTensors()[0].value);
+}
+
 } // namespace

@@ -38,6 +38,9 @@ mlir::LogicalResult verifyStaticArguments(mlir::func::FuncOp func);
 
 struct SavedTensor {
   mlir::Value value;
+  /// The value whose memory holds this one: `value` itself, or the source of
+  /// the reshapes (views) it was made by.
+  mlir::Value buffer;
   /// The defining op; null for a function argument.
   mlir::Operation *producer;
   /// The backward ops that read the value, in program order.
@@ -55,7 +58,8 @@ public:
   /// Saved tensors in program order of their definition (arguments first).
   llvm::ArrayRef<SavedTensor> getSavedTensors() const { return saved; }
 
-  /// Total bytes of the saved tensors of one kind.
+  /// Total bytes of the saved tensors of one kind, each buffer once (a
+  /// tensor and a view of it saved together take the memory of one).
   uint64_t getBytes(ValueKind kind) const;
   /// Number of saved tensors of one kind.
   size_t getCount(ValueKind kind) const;
