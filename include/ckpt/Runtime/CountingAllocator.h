@@ -28,7 +28,6 @@ void resetPeak();
 AllocationStats getAllocationStats();
 
 void *allocate(size_t size);
-void *allocateAligned(size_t alignment, size_t size);
 void deallocate(void *pointer);
 
 } // namespace ckpt::runtime
