@@ -570,7 +570,7 @@ int main(int argc, char **argv) {
       bool f64 = results.front().type.getElementType().isF64();
       double step = std::cbrt(f64 ? 2.220446e-16 : 1.192093e-07) *
                     std::max(scale, 1.0);
-      auto lossAt = [&](double t) -> FailureOr<double> {
+      auto moveParameters = [&](double t) {
         for (auto [p, arg] : llvm::enumerate(paramArgs))
           for (auto [i, value] : llvm::enumerate(direction[p])) {
             double shifted = original[p][i] + t * value;
@@ -579,6 +579,9 @@ int main(int argc, char **argv) {
             else
               reinterpret_cast<float *>(inputs[arg].data())[i] = shifted;
           }
+      };
+      auto lossAt = [&](double t) -> FailureOr<double> {
+        moveParameters(t);
         Buffer loss{results.front().type};
         if (failed(invoke(forwardName, MutableArrayRef<Buffer>(loss))))
           return failure();
@@ -594,7 +597,7 @@ int main(int argc, char **argv) {
           return 1;
         at[j] = *value;
       }
-      (void)lossAt(0.0); // restores the parameters exactly
+      moveParameters(0.0); // restores the parameters exactly
       double numeric = (8 * (at[0] - at[1]) - (at[2] - at[3])) / (12 * step);
       double error = std::abs(numeric - analytic) /
                      std::max({std::abs(numeric), std::abs(analytic), 1e-30});
