@@ -47,6 +47,18 @@ struct Normalized {
     return buildSum(b, loc, input, inputs, rows, affine, term);
   }
 
+  /// 1 / sqrt(mean of square(elements) over the normalised dimensions + eps),
+  /// per row.
+  Value reciprocalStd(OpBuilder &b, Location loc, ValueRange inputs, double eps,
+                      Formula square) const {
+    Value squares = rowSum(b, loc, inputs, square);
+    return buildMap(b, loc, statistics, squares,
+                    [&](ScalarBuilder &s, ValueRange v) {
+                      return s.rsqrt(s.add(s.div(v[0], s.constant(count)),
+                                           s.constant(eps)));
+                    });
+  }
+
   RankedTensorType input, statistics, affine;
   Type element;
   SmallVector<int64_t> rows, columns;
@@ -61,33 +73,30 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(LayerNormOp op,
   Value x = op.getInput();
   Value sum = n.rowSum(rewriter, loc, x,
                        [](ScalarBuilder &, ValueRange v) { return v[0]; });
-  Value mean = buildMap(rewriter, loc, n.statistics, sum, [&](ScalarBuilder &s, ValueRange v) {
-    return s.div(v[0], s.constant(count));
-  });
-  Value squares = n.rowSum(rewriter, loc, {x, mean},
-                           [](ScalarBuilder &s, ValueRange v) {
-                             Value centered = s.sub(v[0], v[1]);
-                             return s.mul(centered, centered);
-                           });
-  Value rstd =
-      buildMap(rewriter, loc, n.statistics, squares, [&](ScalarBuilder &s, ValueRange v) {
-        return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
-      });
+  Value mean = buildMap(rewriter, loc, n.statistics, sum,
+                        [&](ScalarBuilder &s, ValueRange v) {
+                          return s.div(v[0], s.constant(count));
+                        });
+  Value rstd = n.reciprocalStd(rewriter, loc, {x, mean}, eps,
+                               [](ScalarBuilder &s, ValueRange v) {
+                                 Value centered = s.sub(v[0], v[1]);
+                                 return s.mul(centered, centered);
+                               });
   SmallVector<Value> inputs = {x, mean, rstd};
   bool weight = bool(op.getWeight()), bias = bool(op.getBias());
   if (weight)
     inputs.push_back(op.getWeight());
   if (bias)
     inputs.push_back(op.getBias());
-  Value y = buildMap(rewriter, loc, n.input, inputs, [&](ScalarBuilder &s,
-                                                    ValueRange v) {
-    Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
-    if (weight)
-      normalized = s.mul(normalized, v[3]);
-    if (bias)
-      normalized = s.add(normalized, v.back());
-    return normalized;
-  });
+  Value y = buildMap(rewriter, loc, n.input, inputs,
+                     [&](ScalarBuilder &s, ValueRange v) {
+                       Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
+                       if (weight)
+                         normalized = s.mul(normalized, v[3]);
+                       if (bias)
+                         normalized = s.add(normalized, v.back());
+                       return normalized;
+                     });
   return SmallVector<Value>{y, mean, rstd};
 }
 
@@ -95,24 +104,20 @@ FailureOr<SmallVector<Value>> lowerRmsNorm(RmsNormOp op,
                                            PatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Normalized n(op.getInput().getType(), op.getNormalizedShape().size());
-  double count = n.count, eps = op.getEps().convertToDouble();
+  double eps = op.getEps().convertToDouble();
   Value x = op.getInput();
-  Value squares = n.rowSum(rewriter, loc, x, [](ScalarBuilder &s, ValueRange v) {
-    return s.mul(v[0], v[0]);
-  });
-  Value rstd =
-      buildMap(rewriter, loc, n.statistics, squares, [&](ScalarBuilder &s, ValueRange v) {
-        return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
-      });
+  Value rstd = n.reciprocalStd(
+      rewriter, loc, x, eps,
+      [](ScalarBuilder &s, ValueRange v) { return s.mul(v[0], v[0]); });
   SmallVector<Value> inputs = {x, rstd};
   bool weight = bool(op.getWeight());
   if (weight)
     inputs.push_back(op.getWeight());
   Value y = buildMap(rewriter, loc, n.input, inputs,
-                         [&](ScalarBuilder &s, ValueRange v) {
-                           Value scaled = s.mul(v[0], v[1]);
-                           return weight ? s.mul(scaled, v[2]) : scaled;
-                         });
+                     [&](ScalarBuilder &s, ValueRange v) {
+                       Value scaled = s.mul(v[0], v[1]);
+                       return weight ? s.mul(scaled, v[2]) : scaled;
+                     });
   return SmallVector<Value>{y, rstd};
 }
 
@@ -136,10 +141,10 @@ FailureOr<SmallVector<Value>> lowerLayerNormGrad(LayerNormGradOp op,
     return s.mul(s.sub(v[1], v[2]), v[3]);
   };
   Value sumG = n.rowSum(rewriter, loc, base, g);
-  Value sumGX = n.rowSum(rewriter, loc, base, [&](ScalarBuilder &s,
-                                                  ValueRange v) {
-    return s.mul(g(s, v), xhat(s, v));
-  });
+  Value sumGX =
+      n.rowSum(rewriter, loc, base, [&](ScalarBuilder &s, ValueRange v) {
+        return s.mul(g(s, v), xhat(s, v));
+      });
   SmallVector<Value> withSums(base);
   withSums.append({sumG, sumGX});
   Value dx = buildMap(
@@ -148,10 +153,10 @@ FailureOr<SmallVector<Value>> lowerLayerNormGrad(LayerNormGradOp op,
         Value c = s.div(v.back(), s.constant(count));
         return s.mul(v[3], s.sub(s.sub(g(s, v), a), s.mul(xhat(s, v), c)));
       });
-  Value dw = n.columnSum(rewriter, loc, base,
-                         [&](ScalarBuilder &s, ValueRange v) {
-                           return s.mul(v[0], xhat(s, v));
-                         });
+  Value dw =
+      n.columnSum(rewriter, loc, base, [&](ScalarBuilder &s, ValueRange v) {
+        return s.mul(v[0], xhat(s, v));
+      });
   Value db = n.columnSum(rewriter, loc, op.getGrad(),
                          [](ScalarBuilder &, ValueRange v) { return v[0]; });
   return SmallVector<Value>{dx, dw, db};
@@ -171,10 +176,10 @@ FailureOr<SmallVector<Value>> lowerRmsNormGrad(RmsNormGradOp op,
   auto g = [weight](ScalarBuilder &s, ValueRange v) {
     return weight ? s.mul(v[0], v[3]) : v[0];
   };
-  Value sumGX = n.rowSum(rewriter, loc, base, [&](ScalarBuilder &s,
-                                                  ValueRange v) {
-    return s.mul(g(s, v), v[1]);
-  });
+  Value sumGX =
+      n.rowSum(rewriter, loc, base, [&](ScalarBuilder &s, ValueRange v) {
+        return s.mul(g(s, v), v[1]);
+      });
   SmallVector<Value> withSum(base);
   withSum.push_back(sumGX);
   Value dx = buildMap(
@@ -184,10 +189,10 @@ FailureOr<SmallVector<Value>> lowerRmsNormGrad(RmsNormGradOp op,
         Value correction = s.mul(v[1], s.mul(s.mul(rstd, rstd), c));
         return s.mul(rstd, s.sub(g(s, v), correction));
       });
-  Value dw = n.columnSum(rewriter, loc, base,
-                         [](ScalarBuilder &s, ValueRange v) {
-                           return s.mul(v[0], s.mul(v[1], v[2]));
-                         });
+  Value dw =
+      n.columnSum(rewriter, loc, base, [](ScalarBuilder &s, ValueRange v) {
+        return s.mul(v[0], s.mul(v[1], v[2]));
+      });
   return SmallVector<Value>{dx, dw};
 }
 
