@@ -92,3 +92,17 @@ func.func @dropout(%x: tensor<8xf32>, %rng: !ckpt.rng) -> tensor<8xf32> {
   %y = ckpt.dropout %x rng %rng offset = 4 p = 0.25 : tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// With p = 0 nothing is dropped: dropout and its gradient pass their input
+// through and draw no mask.
+// CHECK-LABEL: func.func @no_dropout
+//  CHECK-SAME:   (%[[X:.+]]: tensor<8xf32> {bufferization.writable = false}, %{{.+}}: tensor<2xi64> {bufferization.writable = false})
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return %[[X]], %[[X]] : tensor<8xf32>, tensor<8xf32>
+func.func @no_dropout(%x: tensor<8xf32>, %rng: !ckpt.rng) -> (tensor<8xf32>, tensor<8xf32>) {
+  %y = ckpt.dropout %x rng %rng offset = 0 p = 0.0 : tensor<8xf32>
+  %dx = ckpt.dropout_grad %x rng %rng offset = 0 p = 0.0 : tensor<8xf32>
+  return %y, %dx : tensor<8xf32>, tensor<8xf32>
+}

@@ -65,6 +65,9 @@ struct PhiloxBuilder {
 /// for the state `state` (tensor<2xi64>) and the op's offset.
 Value buildDropout(OpBuilder &b, Location loc, Value input, Value state,
                    int64_t offset, double p) {
+  // Nothing is dropped, so no mask is drawn (and no state is needed).
+  if (p == 0.0)
+    return input;
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> strides(type.getRank(), 1);
   for (int64_t d = type.getRank() - 2; d >= 0; --d)
@@ -114,16 +117,12 @@ struct LowerDropout : OpConversionPattern<DropoutOp> {
   matchAndRewrite(DropoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     double p = op.getP().convertToDouble();
-    if (p == 0.0) {
-      rewriter.replaceOp(op, adaptor.getInput());
-      return success();
-    }
-    if (!adaptor.getRng())
+    if (p != 0.0 && !adaptor.getRng())
       return rewriter.notifyMatchFailure(
           op, "draws from the implicit generator; run ckpt-thread-rng");
     rewriter.replaceOp(op, buildDropout(rewriter, op.getLoc(),
                                         adaptor.getInput(), adaptor.getRng(),
-                                        *op.getOffset(), p));
+                                        op.getOffset().value_or(0), p));
     return success();
   }
 };
