@@ -22,4 +22,6 @@ config.substitutions.append(("%examples",
                              os.path.join(config.ckpt_src_root, "examples")))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# Helper scripts in Inputs/ call the tools by name.
+llvm_config.with_environment("PATH", config.ckpt_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["ckpt-opt", "ckpt-run"], [config.ckpt_tools_dir])

@@ -36,15 +36,14 @@ struct Schedule {
 
   void add(Block &block) {
     for (Operation &op : block) {
-      if (auto segment = dyn_cast<CheckpointOp>(op)) {
-        Block &body = segment.getBodyBlock();
+      if (isa<CheckpointOp, RecomputeOp>(op)) {
+        Block &body = op.getRegion(0).front();
         for (auto [arg, input] :
-             llvm::zip_equal(body.getArguments(), segment.getInputs()))
+             llvm::zip_equal(body.getArguments(), op.getOperands()))
           aliases[arg] = input;
         add(body);
-        auto yield = cast<YieldOp>(body.getTerminator());
-        for (auto [result, value] :
-             llvm::zip_equal(segment.getResults(), yield.getValues()))
+        for (auto [result, value] : llvm::zip_equal(
+                 op.getResults(), body.getTerminator()->getOperands()))
           aliases[result] = value;
         continue;
       }

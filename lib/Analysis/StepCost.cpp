@@ -28,7 +28,10 @@ FailureOr<StepCost> ckpt::computeStepCost(func::FuncOp step) {
     if (failed(verifyStaticSizes(op)))
       return WalkResult::interrupt();
     Cost cost{op.getFlops(), op.getBytesRead(), op.getBytesWritten()};
-    (isBackwardOp(op) ? total.backward : total.forward) += cost;
+    if (op->getParentOfType<RecomputeOp>())
+      total.recompute += cost;
+    else
+      (isBackwardOp(op) ? total.backward : total.forward) += cost;
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())

@@ -1,7 +1,7 @@
 //===- MemorySimulator.h - live tensor bytes of a training step -----------===//
 //
 // The one source of truth for memory: walks a function in program order
-// (segment bodies inline, where they run), allocates each op's results when
+// (checkpoint and recompute bodies inline, where they run), allocates each op's results when
 // it runs, frees a value after its last use, and reports the peak of the
 // summed live bytes, where it occurs and what is live there. Arguments are
 // live throughout and returned values until the end; constants are globals

@@ -1,7 +1,8 @@
 //===- StepCost.h - FLOPs and bytes of a training step --------------------===//
 //
 // Sums the CostOpInterface of every op of a training step (segment bodies
-// included), split into the forward and the backward part.
+// included), split into the forward, the backward and the recomputation
+// (ops in ckpt.recompute regions, which run during backward).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,7 @@ struct Cost {
 struct StepCost {
   Cost forward;
   Cost backward;
+  Cost recompute;
 };
 
 /// Fails with an error at the first op whose operand or result sizes are

@@ -12,9 +12,9 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace ckpt {
@@ -27,18 +27,15 @@ using namespace ckpt;
 
 namespace {
 
-/// A lowered segment is its body, run where the segment stands.
-struct InlineSegment : OpRewritePattern<CheckpointOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// A lowered segment is its body, run where the segment stands: forward
+/// and recompute copies of an op go through the same patterns.
+template <typename SegmentOp>
+struct InlineSegment : OpRewritePattern<SegmentOp> {
+  using OpRewritePattern<SegmentOp>::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(CheckpointOp segment,
+  LogicalResult matchAndRewrite(SegmentOp segment,
                                 PatternRewriter &rewriter) const override {
-    Block &body = segment.getBodyBlock();
-    auto yield = cast<YieldOp>(body.getTerminator());
-    SmallVector<Value> results(yield.getValues());
-    rewriter.eraseOp(yield);
-    rewriter.inlineBlockBefore(&body, segment, segment.getInputs());
-    rewriter.replaceOp(segment, results);
+    inlineSegment(rewriter, segment);
     return success();
   }
 };
@@ -53,7 +50,7 @@ struct CkptToLinalgPass
 
     RewritePatternSet patterns(context);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
-                                                                  converter);
+                                                                   converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
     populateRandomToLinalgPatterns(converter, patterns);
     populateSegmentInliningPatterns(patterns);
@@ -84,13 +81,15 @@ struct CkptToLinalgPass
     for (auto func : getOperation().getOps<func::FuncOp>())
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
         if (isa<TensorType>(func.getArgument(i).getType()))
-          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
-                          builder.getBoolAttr(false));
+          func.setArgAttr(
+              i, bufferization::BufferizationDialect::kWritableAttrName,
+              builder.getBoolAttr(false));
   }
 };
 
 } // namespace
 
 void ckpt::populateSegmentInliningPatterns(RewritePatternSet &patterns) {
-  patterns.add<InlineSegment>(patterns.getContext());
+  patterns.add<InlineSegment<CheckpointOp>, InlineSegment<RecomputeOp>>(
+      patterns.getContext());
 }

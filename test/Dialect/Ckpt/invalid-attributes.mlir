@@ -52,6 +52,21 @@ func.func @negative_counters() attributes {ckpt.rng_counters = -1 : i64} {
 
 // -----
 
+// expected-error @below {{'ckpt.plan' is a string on training steps}}
+func.func @plan_not_string() attributes {ckpt.plan = 3 : i64} {
+  return
+}
+
+// -----
+
+func.func @plan_on_op(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.plan' is a string on training steps}}
+  %y = ckpt.neg %x {ckpt.plan = "none"} : tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @training_step_on_op(%x: tensor<4xf32>) {
   // expected-error @below {{'ckpt.training_step' marks functions only}}
   %y = ckpt.neg %x {ckpt.training_step} : tensor<4xf32>

@@ -1,4 +1,4 @@
-// Verifier and parser messages of checkpoint segments.
+// Verifier and parser messages of checkpoint and recompute segments.
 // RUN: ckpt-opt %s -split-input-file -verify-diagnostics
 
 func.func @yield_count(%x: tensor<4xf32>) {
@@ -67,7 +67,7 @@ func.func @wrong_terminator(%x: tensor<4xf32>) {
 // -----
 
 func.func @yield_outside(%x: tensor<4xf32>) {
-  // expected-error @below {{'ckpt.yield' op expects parent op 'ckpt.checkpoint'}}
+  // expected-error @below {{'ckpt.yield' op expects parent op to be one of 'ckpt.checkpoint, ckpt.recompute'}}
   ckpt.yield %x : tensor<4xf32>
 }
 
@@ -78,5 +78,36 @@ func.func @signature_arity(%x: tensor<4xf32>, %w: tensor<4xf32>) {
   %y = ckpt.checkpoint(%in = %x, %win = %w) : (tensor<4xf32>) -> tensor<4xf32> {
     ckpt.yield %in : tensor<4xf32>
   }
+  return
+}
+
+// -----
+
+// Recompute regions share the checkpoint's checks and name themselves.
+func.func @recompute_yield_count(%x: tensor<4xf32>) {
+  %y = ckpt.recompute(%in = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @below {{'ckpt.yield' op yields 0 values but the enclosing recompute has 1 results}}
+    ckpt.yield
+  }
+  return
+}
+
+// -----
+
+func.func @recompute_yield_type(%x: tensor<4xf32>) {
+  %y = ckpt.recompute(%in = %x) : (tensor<4xf32>) -> tensor<4xf16> {
+    // expected-error @below {{'ckpt.yield' op value 0 has type 'tensor<4xf32>' but recompute result 0 has type 'tensor<4xf16>'}}
+    ckpt.yield %in : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @recompute_argument_count(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.recompute' op body has 0 arguments but the op has 1 inputs}}
+  "ckpt.recompute"(%x) ({
+    "ckpt.yield"() : () -> ()
+  }) : (tensor<4xf32>) -> ()
   return
 }

@@ -168,6 +168,22 @@ func.func @checkpoint(%x: tensor<4x8xf32>, %w: tensor<8x8xf32> {ckpt.param}) -> 
   return %r#0 : tensor<4x8xf32>
 }
 
+// ckpt-insert-recompute's region has the checkpoint syntax.
+// CHECK-LABEL: func.func @recompute
+func.func @recompute(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: %[[R:.+]]:2 = ckpt.recompute(%[[IN:.+]] = %{{.+}}, %[[WT:.+]] = %{{.+}}) : (tensor<4x8xf32>, tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {ckpt.backward} {
+  // CHECK-NEXT:   %[[H:.+]] = ckpt.linear %[[IN]], %[[WT]]
+  // CHECK-NEXT:   %[[G:.+]] = ckpt.gelu %[[H]]
+  // CHECK-NEXT:   ckpt.yield %[[H]], %[[G]] : tensor<4x8xf32>, tensor<4x8xf32>
+  // CHECK-NEXT: }
+  %r:2 = ckpt.recompute(%in = %x, %wt = %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {ckpt.backward} {
+    %h = ckpt.linear %in, %wt : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %g = ckpt.gelu %h : tensor<4x8xf32>
+    ckpt.yield %h, %g : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+  return %r#1 : tensor<4x8xf32>
+}
+
 // CHECK-LABEL: func.func @not_recomputable
 //  CHECK-SAME:   (%[[X:.+]]: tensor<6x4xf32>, %[[I:.+]]: tensor<3xi64>, %[[S:.+]]: tensor<3x4xf32>)
 func.func @not_recomputable(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %s: tensor<3x4xf32>) {

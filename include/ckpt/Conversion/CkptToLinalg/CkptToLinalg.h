@@ -31,7 +31,7 @@ void addRandomStateConversion(mlir::TypeConverter &converter);
 /// random state goes through `converter`.
 void populateRandomToLinalgPatterns(const mlir::TypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
-/// Checkpoint segments run inline once lowered.
+/// Checkpoint and recompute segments run inline once lowered.
 void populateSegmentInliningPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace ckpt

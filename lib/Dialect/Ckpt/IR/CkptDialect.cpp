@@ -91,6 +91,12 @@ LogicalResult CkptDialect::verifyOperationAttribute(Operation *op,
                              << "' is a non-negative i64 on functions";
     return success();
   }
+  if (name == kPlanAttrName) {
+    if (!isa<StringAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name
+                             << "' is a string on training steps";
+    return success();
+  }
   if (name != kTrainingStepAttrName && name != kBackwardAttrName)
     return op->emitError() << "unknown ckpt attribute '" << name << "'";
   if (!isa<UnitAttr>(attr.getValue()))

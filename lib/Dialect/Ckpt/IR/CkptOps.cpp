@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
@@ -97,9 +98,9 @@ static LogicalResult checkDim(std::optional<Location> loc, StringRef opName,
 // The helpers below are called from definitions that CkptOps.td generates
 // for whole op classes (binary, reduction, softmax-like, inferring).
 
-static LogicalResult inferBroadcastType(std::optional<Location> loc, StringRef opName,
-                                 Type lhs, Type rhs,
-                                 SmallVectorImpl<Type> &inferred) {
+static LogicalResult inferBroadcastType(std::optional<Location> loc,
+                                        StringRef opName, Type lhs, Type rhs,
+                                        SmallVectorImpl<Type> &inferred) {
   if (failed(checkSameElementType(loc, opName, "operands", {lhs, rhs})))
     return failure();
   auto lhsType = cast<RankedTensorType>(lhs);
@@ -114,9 +115,11 @@ static LogicalResult inferBroadcastType(std::optional<Location> loc, StringRef o
   return success();
 }
 
-static LogicalResult inferReductionType(std::optional<Location> loc, StringRef opName,
-                                 Type input, std::optional<ArrayRef<int64_t>> dims,
-                                 bool keepdim, SmallVectorImpl<Type> &inferred) {
+static LogicalResult inferReductionType(std::optional<Location> loc,
+                                        StringRef opName, Type input,
+                                        std::optional<ArrayRef<int64_t>> dims,
+                                        bool keepdim,
+                                        SmallVectorImpl<Type> &inferred) {
   auto inputType = cast<RankedTensorType>(input);
   int64_t rank = inputType.getRank();
   llvm::SmallBitVector reduced(rank, !dims.has_value());
@@ -138,21 +141,19 @@ static LogicalResult inferReductionType(std::optional<Location> loc, StringRef o
   return success();
 }
 
-static LogicalResult verifyDimInRange(Operation *op, int64_t dim,
-                                      Type input) {
+static LogicalResult verifyDimInRange(Operation *op, int64_t dim, Type input) {
   return checkDim(op->getLoc(), op->getName().getStringRef(), dim,
                   cast<RankedTensorType>(input).getRank());
 }
 
-static LogicalResult verifyResultTypes(Operation *op,
-                                       ArrayRef<Type> inferred) {
+static LogicalResult verifyResultTypes(Operation *op, ArrayRef<Type> inferred) {
   for (auto [index, pair] :
        llvm::enumerate(llvm::zip_equal(op->getResultTypes(), inferred))) {
     auto [written, expected] = pair;
     if (written != expected)
-      return op->emitOpError() << "result " << index << " has type " << written
-                               << " but the operands and attributes give "
-                               << expected;
+      return op->emitOpError()
+             << "result " << index << " has type " << written
+             << " but the operands and attributes give " << expected;
   }
   return success();
 }
@@ -169,7 +170,8 @@ static RankedTensorType statisticsType(RankedTensorType input,
 /// Checks `normalized_shape` against the input's trailing dimensions and the
 /// affine operands, which must have exactly that shape.
 static LogicalResult checkNormalization(std::optional<Location> loc,
-                                        StringRef opName, RankedTensorType input,
+                                        StringRef opName,
+                                        RankedTensorType input,
                                         ArrayRef<int64_t> normalizedShape,
                                         double eps, ValueRange affine) {
   if (normalizedShape.empty())
@@ -183,8 +185,7 @@ static LogicalResult checkNormalization(std::optional<Location> loc,
   for (auto [expected, actual] : llvm::zip_equal(normalizedShape, trailing)) {
     if (expected <= 0)
       return opError(loc, opName, "normalized_shape ",
-                     ShapeText{normalizedShape},
-                     " must have positive entries");
+                     ShapeText{normalizedShape}, " must have positive entries");
     if (sizesConflict(expected, actual))
       return opError(loc, opName, "normalized_shape ",
                      ShapeText{normalizedShape},
@@ -197,9 +198,10 @@ static LogicalResult checkNormalization(std::optional<Location> loc,
   for (Value operand : affine) {
     auto type = cast<RankedTensorType>(operand.getType());
     if (type.getElementType() != input.getElementType())
-      return opError(loc, opName, "weight and bias must have the input's "
-                     "element type ", input.getElementType(), ", got ",
-                     type.getElementType());
+      return opError(loc, opName,
+                     "weight and bias must have the input's "
+                     "element type ",
+                     input.getElementType(), ", got ", type.getElementType());
     if (type.getShape() != normalizedShape)
       return opError(loc, opName, "weight and bias must have shape ",
                      ShapeText{normalizedShape}, ", got ",
@@ -227,8 +229,10 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
   if (input.getRank() < 1)
     return opError(loc, name, "input must have rank >= 1");
   if (weight.getRank() != 2)
-    return opError(loc, name, "weight must be 2-D [out_features, "
-                   "in_features], got rank ", weight.getRank());
+    return opError(loc, name,
+                   "weight must be 2-D [out_features, "
+                   "in_features], got rank ",
+                   weight.getRank());
   int64_t inFeatures = input.getShape().back();
   if (sizesConflict(inFeatures, weight.getDimSize(1)))
     return opError(loc, name, "input features (", inFeatures,
@@ -238,8 +242,8 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
     auto biasType = cast<RankedTensorType>(bias.getType());
     if (biasType.getRank() != 1 ||
         sizesConflict(biasType.getDimSize(0), weight.getDimSize(0)))
-      return opError(loc, name, "bias must be 1-D with ",
-                     weight.getDimSize(0), " elements (weight rows), got ",
+      return opError(loc, name, "bias must be 1-D with ", weight.getDimSize(0),
+                     " elements (weight rows), got ",
                      ShapeText{biasType.getShape()});
   }
   SmallVector<int64_t> shape(input.getShape().drop_back());
@@ -270,8 +274,7 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                           rhs.getShape().drop_back(2), shape))
     return opError(loc, name, "batch dimensions ",
                    ShapeText{lhs.getShape().drop_back(2)}, " and ",
-                   ShapeText{rhs.getShape().drop_back(2)},
-                   " do not broadcast");
+                   ShapeText{rhs.getShape().drop_back(2)}, " do not broadcast");
   shape.push_back(lhs.getShape().drop_back().back());
   shape.push_back(rhs.getShape().back());
   inferred.push_back(RankedTensorType::get(shape, lhs.getElementType()));
@@ -287,9 +290,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
 static ParseResult parseElementwiseTypes(OpAsmParser &parser, Type &lhs,
                                          Type &rhs, Type &result) {
   if (succeeded(parser.parseOptionalLParen())) {
-    if (parser.parseType(lhs) || parser.parseComma() ||
-        parser.parseType(rhs) || parser.parseRParen() ||
-        parser.parseArrow() || parser.parseType(result))
+    if (parser.parseType(lhs) || parser.parseComma() || parser.parseType(rhs) ||
+        parser.parseRParen() || parser.parseArrow() || parser.parseType(result))
       return failure();
     return success();
   }
@@ -320,8 +322,8 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
                                   {onTrue, onFalse})))
     return failure();
   SmallVector<int64_t> values, shape;
-  if (!OpTrait::util::getBroadcastedShape(onTrue.getShape(),
-                                          onFalse.getShape(), values) ||
+  if (!OpTrait::util::getBroadcastedShape(onTrue.getShape(), onFalse.getShape(),
+                                          values) ||
       !OpTrait::util::getBroadcastedShape(cond.getShape(), values, shape))
     return opError(loc, name, "condition ", ShapeText{cond.getShape()},
                    ", true value ", ShapeText{onTrue.getShape()},
@@ -338,20 +340,17 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
 // Both normalisations: operands are the input and then whichever affine
 // operands are present; results are the output and `numStatistics`
 // statistics tensors.
-static LogicalResult inferNormalizationTypes(std::optional<Location> loc,
-                                             StringRef opName,
-                                             ValueRange operands,
-                                             ArrayRef<int64_t> normalizedShape,
-                                             const llvm::APFloat &eps,
-                                             unsigned numStatistics,
-                                             SmallVectorImpl<Type> &inferred) {
+static LogicalResult
+inferNormalizationTypes(std::optional<Location> loc, StringRef opName,
+                        ValueRange operands, ArrayRef<int64_t> normalizedShape,
+                        const llvm::APFloat &eps, unsigned numStatistics,
+                        SmallVectorImpl<Type> &inferred) {
   auto input = cast<RankedTensorType>(operands.front().getType());
   if (failed(checkNormalization(loc, opName, input, normalizedShape,
                                 eps.convertToDouble(), operands.drop_front())))
     return failure();
   inferred.push_back(input);
-  inferred.append(numStatistics,
-                  statisticsType(input, normalizedShape.size()));
+  inferred.append(numStatistics, statisticsType(input, normalizedShape.size()));
   return success();
 }
 
@@ -359,33 +358,29 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
-  return inferNormalizationTypes(loc, getOperationName(),
-                                 adaptor.getOperands(),
-                                 adaptor.getNormalizedShape(),
-                                 adaptor.getEps(), /*numStatistics=*/2,
-                                 inferred);
+  return inferNormalizationTypes(loc, getOperationName(), adaptor.getOperands(),
+                                 adaptor.getNormalizedShape(), adaptor.getEps(),
+                                 /*numStatistics=*/2, inferred);
 }
 
 LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
-  return inferNormalizationTypes(loc, getOperationName(),
-                                 adaptor.getOperands(),
-                                 adaptor.getNormalizedShape(),
-                                 adaptor.getEps(), /*numStatistics=*/1,
-                                 inferred);
+  return inferNormalizationTypes(loc, getOperationName(), adaptor.getOperands(),
+                                 adaptor.getNormalizedShape(), adaptor.getEps(),
+                                 /*numStatistics=*/1, inferred);
 }
 
 /// Shared by dropout and its gradient: p in [0, 1], a non-negative offset.
 static LogicalResult verifyDropout(Operation *op, double p,
                                    std::optional<int64_t> offset) {
   if (!(p >= 0.0 && p <= 1.0))
-    return op->emitOpError() << "probability p = " << realText(p)
-                             << " is outside [0, 1]";
+    return op->emitOpError()
+           << "probability p = " << realText(p) << " is outside [0, 1]";
   if (offset && *offset < 0)
-    return op->emitOpError() << "counter offset must be non-negative, got "
-                             << *offset;
+    return op->emitOpError()
+           << "counter offset must be non-negative, got " << *offset;
   return success();
 }
 
@@ -489,8 +484,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   if (step < 1)
     return opError(loc, name, "step must be >= 1, got ", step);
   int64_t size = input.getDimSize(dim);
-  if (start < 0 || end < start ||
-      (!ShapedType::isDynamic(size) && end > size))
+  if (start < 0 || end < start || (!ShapedType::isDynamic(size) && end > size))
     return opError(loc, name, "slice [", start, ", ", end,
                    ") does not fit dimension ", dim, " of size ",
                    ShapedType::isDynamic(size) ? std::string("?")
@@ -521,8 +515,7 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
     auto type = cast<RankedTensorType>(value.getType());
     if (type.getRank() != first.getRank())
       return opError(loc, name, "input ", index + 1, " has rank ",
-                     type.getRank(), " but input 0 has rank ",
-                     first.getRank());
+                     type.getRank(), " but input 0 has rank ", first.getRank());
     for (int64_t d = 0; d < first.getRank(); ++d) {
       if (d == dim)
         continue;
@@ -587,9 +580,10 @@ static LogicalResult inferCrossEntropyType(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult CrossEntropyOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+CrossEntropyOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                 Adaptor adaptor,
+                                 SmallVectorImpl<Type> &inferred) {
   return inferCrossEntropyType(loc, getOperationName(), adaptor.getLogits(),
                                adaptor.getLabels(), inferred);
 }
@@ -604,8 +598,8 @@ static LogicalResult inferMseLossType(std::optional<Location> loc,
   if (input != target)
     return opError(loc, name, "input ", input, " and target ", target,
                    " must have the same type");
-  inferred.push_back(
-      RankedTensorType::get({}, cast<RankedTensorType>(input).getElementType()));
+  inferred.push_back(RankedTensorType::get(
+      {}, cast<RankedTensorType>(input).getElementType()));
   return success();
 }
 
@@ -653,14 +647,15 @@ static LogicalResult inferNormalizationGradTypes(
                              stats)))
       return failure();
   inferred.push_back(inputType);
-  inferred.append(numAffine, RankedTensorType::get(
-                                 normalizedShape, inputType.getElementType()));
+  inferred.append(numAffine, RankedTensorType::get(normalizedShape,
+                                                   inputType.getElementType()));
   return success();
 }
 
-LogicalResult LayerNormGradOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+LayerNormGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
   return inferNormalizationGradTypes(
       loc, getOperationName(), adaptor.getGrad(), adaptor.getInput(),
       {adaptor.getMean(), adaptor.getRstd()}, adaptor.getWeight(),
@@ -677,34 +672,34 @@ LogicalResult RmsNormGradOp::inferReturnTypes(MLIRContext *,
       /*numAffine=*/1, inferred);
 }
 
-LogicalResult EmbeddingGradOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+EmbeddingGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
   StringRef name = getOperationName();
   auto grad = cast<RankedTensorType>(adaptor.getGrad().getType());
   auto indices = cast<RankedTensorType>(adaptor.getIndices().getType());
   if (grad.getRank() != indices.getRank() + 1 ||
       grad.getShape().drop_back() != indices.getShape())
     return opError(loc, name, "grad shape ", ShapeText{grad.getShape()},
-                   " must be the indices shape ",
-                   ShapeText{indices.getShape()}, " plus one dimension");
+                   " must be the indices shape ", ShapeText{indices.getShape()},
+                   " plus one dimension");
   int64_t numEmbeddings = adaptor.getNumEmbeddings();
   if (numEmbeddings < 1)
     return opError(loc, name, "num_embeddings must be positive, got ",
                    numEmbeddings);
   inferred.push_back(RankedTensorType::get(
-      {numEmbeddings, grad.getShape().back()},
-      grad.getElementType()));
+      {numEmbeddings, grad.getShape().back()}, grad.getElementType()));
   return success();
 }
 
-LogicalResult CrossEntropyGradOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+CrossEntropyGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &inferred) {
   SmallVector<Type> loss;
-  if (failed(inferCrossEntropyType(loc, getOperationName(),
-                                   adaptor.getLogits(), adaptor.getLabels(),
-                                   loss)) ||
+  if (failed(inferCrossEntropyType(loc, getOperationName(), adaptor.getLogits(),
+                                   adaptor.getLabels(), loss)) ||
       failed(checkGradType(loc, getOperationName(), "grad",
                            adaptor.getGrad().getType(), loss.front())))
     return failure();
@@ -726,9 +721,10 @@ LogicalResult MseLossGradOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult ReduceMaxGradOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult
+ReduceMaxGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
   StringRef name = getOperationName();
   SmallVector<Type> reduced;
   if (failed(inferReductionType(loc, name, adaptor.getInput().getType(),
@@ -753,8 +749,8 @@ LogicalResult SliceGradOp::verify() {
   properties.step = getStepAttr();
   Value result = getResult();
   SliceOp::Adaptor forward(ValueRange(result), DictionaryAttr(), properties);
-  if (failed(SliceOp::inferReturnTypes(getContext(), getLoc(), forward,
-                                       sliced)))
+  if (failed(
+          SliceOp::inferReturnTypes(getContext(), getLoc(), forward, sliced)))
     return failure();
   if (sliced.front() != getGrad().getType())
     return emitOpError() << "grad has type " << getGrad().getType()
@@ -766,12 +762,12 @@ LogicalResult SliceGradOp::verify() {
 // Segments
 //===----------------------------------------------------------------------===//
 
-// Syntax:
+// Both segment ops share one syntax:
 //   %r = ckpt.checkpoint(%in = %x, ...) : (types) -> types attributes {...} {
 //     ...
 //     ckpt.yield %v : type
 //   }
-ParseResult CheckpointOp::parse(OpAsmParser &parser, OperationState &result) {
+static ParseResult parseSegment(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::Argument> regionArgs;
   SmallVector<OpAsmParser::UnresolvedOperand> inputs;
   FunctionType signature;
@@ -795,58 +791,86 @@ ParseResult CheckpointOp::parse(OpAsmParser &parser, OperationState &result) {
   return parser.parseRegion(*body, regionArgs);
 }
 
-void CheckpointOp::print(OpAsmPrinter &printer) {
+template <typename SegmentOp>
+static void printSegment(SegmentOp segment, OpAsmPrinter &printer) {
   printer << "(";
-  llvm::interleaveComma(
-      llvm::zip_equal(getBodyBlock().getArguments(), getInputs()), printer,
-      [&](auto pair) {
-        printer << std::get<0>(pair) << " = " << std::get<1>(pair);
-      });
+  llvm::interleaveComma(llvm::zip_equal(segment.getBodyBlock().getArguments(),
+                                        segment.getInputs()),
+                        printer, [&](auto pair) {
+                          printer << std::get<0>(pair) << " = "
+                                  << std::get<1>(pair);
+                        });
   printer << ") : ";
-  printer.printFunctionalType(getInputs().getTypes(), getResultTypes());
-  printer.printOptionalAttrDictWithKeyword((*this)->getAttrs());
+  printer.printFunctionalType(segment.getInputs().getTypes(),
+                              segment.getResultTypes());
+  printer.printOptionalAttrDictWithKeyword(segment->getAttrs());
   printer << " ";
-  printer.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+  printer.printRegion(segment.getBody(), /*printEntryBlockArgs=*/false);
 }
 
-LogicalResult CheckpointOp::verifyRegions() {
-  Block &body = getBodyBlock();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError() << "body has " << body.getNumArguments()
-                         << " arguments but the op has "
-                         << getInputs().size() << " inputs";
-  for (auto [index, pair] :
-       llvm::enumerate(llvm::zip_equal(body.getArgumentTypes(),
-                                       getInputs().getTypes()))) {
+template <typename SegmentOp>
+static LogicalResult verifySegment(SegmentOp segment) {
+  Block &body = segment.getBodyBlock();
+  if (body.getNumArguments() != segment.getInputs().size())
+    return segment.emitOpError() << "body has " << body.getNumArguments()
+                                 << " arguments but the op has "
+                                 << segment.getInputs().size() << " inputs";
+  for (auto [index, pair] : llvm::enumerate(llvm::zip_equal(
+           body.getArgumentTypes(), segment.getInputs().getTypes()))) {
     auto [argType, inputType] = pair;
     if (argType != inputType)
-      return emitOpError() << "body argument " << index << " has type "
-                           << argType << " but input " << index
-                           << " has type " << inputType;
+      return segment.emitOpError()
+             << "body argument " << index << " has type " << argType
+             << " but input " << index << " has type " << inputType;
   }
+  StringRef kind = segment->getName().stripDialect();
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
-    return emitOpError() << "body must end with 'ckpt.yield'";
-  if (yield.getValues().size() != getNumResults())
+    return segment.emitOpError() << "body must end with 'ckpt.yield'";
+  if (yield.getValues().size() != segment.getNumResults())
     return yield.emitOpError()
-           << "yields " << yield.getValues().size()
-           << " values but the enclosing checkpoint has " << getNumResults()
+           << "yields " << yield.getValues().size() << " values but the "
+           << "enclosing " << kind << " has " << segment.getNumResults()
            << " results";
   for (auto [index, pair] : llvm::enumerate(llvm::zip_equal(
-           yield.getValues().getTypes(), getResultTypes()))) {
+           yield.getValues().getTypes(), segment.getResultTypes()))) {
     auto [yielded, declared] = pair;
     if (yielded != declared)
       return yield.emitOpError()
-             << "value " << index << " has type " << yielded
-             << " but checkpoint result " << index << " has type "
-             << declared;
+             << "value " << index << " has type " << yielded << " but " << kind
+             << " result " << index << " has type " << declared;
   }
   return success();
 }
 
+void ckpt::inlineSegment(RewriterBase &rewriter, Operation *segment) {
+  Block &body = segment->getRegion(0).front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<Value> results(yield.getValues());
+  rewriter.eraseOp(yield);
+  rewriter.inlineBlockBefore(&body, segment, segment->getOperands());
+  rewriter.replaceOp(segment, results);
+}
+
+ParseResult CheckpointOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseSegment(parser, result);
+}
+void CheckpointOp::print(OpAsmPrinter &printer) {
+  printSegment(*this, printer);
+}
+LogicalResult CheckpointOp::verifyRegions() { return verifySegment(*this); }
+
+ParseResult RecomputeOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseSegment(parser, result);
+}
+void RecomputeOp::print(OpAsmPrinter &printer) { printSegment(*this, printer); }
+LogicalResult RecomputeOp::verifyRegions() { return verifySegment(*this); }
+
 //===----------------------------------------------------------------------===//
 // Not recomputable on purpose
 //===----------------------------------------------------------------------===//
+
+bool IndexAddOp::isDeterministic() { return getDeterministic(); }
 
 LogicalResult IndexAddOp::inferReturnTypes(MLIRContext *,
                                            std::optional<Location> loc,
@@ -856,15 +880,14 @@ LogicalResult IndexAddOp::inferReturnTypes(MLIRContext *,
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   auto index = cast<RankedTensorType>(adaptor.getIndex().getType());
   auto source = cast<RankedTensorType>(adaptor.getSource().getType());
-  if (failed(checkSameElementType(loc, name, "input and source",
-                                  {input, source})))
+  if (failed(
+          checkSameElementType(loc, name, "input and source", {input, source})))
     return failure();
   int64_t dim = adaptor.getDim();
   if (failed(checkDim(loc, name, dim, input.getRank())))
     return failure();
   if (index.getRank() != 1)
-    return opError(loc, name, "index must be 1-D, got rank ",
-                   index.getRank());
+    return opError(loc, name, "index must be 1-D, got rank ", index.getRank());
   if (source.getRank() != input.getRank())
     return opError(loc, name, "source has rank ", source.getRank(),
                    " but input has rank ", input.getRank());
@@ -875,8 +898,8 @@ LogicalResult IndexAddOp::inferReturnTypes(MLIRContext *,
   for (int64_t d = 0; d < input.getRank(); ++d)
     if (d != dim && sizesConflict(source.getDimSize(d), input.getDimSize(d)))
       return opError(loc, name, "source shape ", ShapeText{source.getShape()},
-                     " differs from input shape ",
-                     ShapeText{input.getShape()}, " outside dim ", dim);
+                     " differs from input shape ", ShapeText{input.getShape()},
+                     " outside dim ", dim);
   inferred.push_back(input);
   return success();
 }

@@ -1,14 +1,16 @@
 //===- Report.cpp - saved tensors and simulated peak of training steps ----===//
 //
 // Prints, for every training step, the saved-tensor table and totals from
-// SavedTensorAnalysis and the peak from the memory simulator, as text or
-// JSON, and optionally as remarks. Read-only.
+// SavedTensorAnalysis, the peak from the memory simulator, the FLOPs and the
+// plan's recompute segments, as text or JSON, and optionally as remarks.
+// Read-only.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Analysis/MemorySimulator.h"
 #include "ckpt/Analysis/SavedTensors.h"
 #include "ckpt/Analysis/StepCost.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 
@@ -69,12 +71,47 @@ std::string elementText(Type type) {
   return text;
 }
 
+/// A recompute region and what it brings back.
+struct RecomputeSegment {
+  mutable RecomputeOp op;
+  uint64_t inputBytes = 0;
+  uint64_t recomputedBytes = 0;
+  size_t clonedOps = 0;
+  uint64_t flops = 0;
+};
+
+/// The recompute regions of `step`, in program order.
+FailureOr<SmallVector<RecomputeSegment>>
+collectRecomputeSegments(func::FuncOp step) {
+  SmallVector<RecomputeSegment> segments;
+  for (auto op : step.getOps<RecomputeOp>()) {
+    RecomputeSegment &segment = segments.emplace_back();
+    segment.op = op;
+    for (Value input : op.getInputs()) {
+      FailureOr<uint64_t> bytes = getValueBytes(input, op);
+      if (failed(bytes))
+        return failure();
+      segment.inputBytes += *bytes;
+    }
+    for (Value result : op.getResults()) {
+      FailureOr<uint64_t> bytes = getValueBytes(result, op);
+      if (failed(bytes))
+        return failure();
+      segment.recomputedBytes += *bytes;
+    }
+    segment.clonedOps = op.getBodyBlock().getOperations().size() - 1;
+    op.walk([&](CostOpInterface inner) { segment.flops += inner.getFlops(); });
+  }
+  return segments;
+}
+
 /// Everything the report says about one training step.
 struct StepReport {
   mutable func::FuncOp step;
   SavedTensorAnalysis saved;
   MemoryPeak peak;
   StepCost cost;
+  SmallVector<RecomputeSegment> recompute;
   /// Names of values as the printer would write them (%12, %arg0).
   std::function<std::string(Value)> name;
 
@@ -87,11 +124,20 @@ struct StepReport {
   Location locationOf(const SavedTensor &tensor) const {
     return tensor.producer ? tensor.producer->getLoc() : step.getLoc();
   }
+  std::string strategy() const {
+    auto plan = step->getAttrOfType<StringAttr>(CkptDialect::kPlanAttrName);
+    return plan ? plan.str() : "none (not planned)";
+  }
+  /// Recompute FLOPs in percent of one forward.
+  double recomputePercent() const {
+    return cost.forward.flops
+               ? 100.0 * cost.recompute.flops / cost.forward.flops
+               : 0.0;
+  }
 };
 
 constexpr ValueKind kSavedKinds[] = {ValueKind::Activation,
-                                     ValueKind::Parameter,
-                                     ValueKind::Constant};
+                                     ValueKind::Parameter, ValueKind::Constant};
 constexpr ValueKind kAllKinds[] = {ValueKind::Parameter, ValueKind::Activation,
                                    ValueKind::Constant, ValueKind::Gradient,
                                    ValueKind::Temporary};
@@ -100,12 +146,11 @@ void printText(raw_ostream &os, const StepReport &report) {
   os << "training step @" << report.step.getSymName() << "\n";
   os << "saved tensors (forward values read by backward ops):\n";
   os << llvm::format("  %-5s %-12s %-22s %-24s %-10s %-18s %-6s %s\n", "#",
-                     "kind", "producer", "location", "value", "shape",
-                     "dtype", "bytes");
+                     "kind", "producer", "location", "value", "shape", "dtype",
+                     "bytes");
   for (auto [index, tensor] : llvm::enumerate(report.saved.getSavedTensors()))
     os << llvm::format("  %-5zu %-12s %-22s %-24s %-10s %-18s %-6s %llu\n",
-                       index + 1,
-                       getValueKindName(tensor.kind).str().c_str(),
+                       index + 1, getValueKindName(tensor.kind).str().c_str(),
                        report.producerText(tensor).c_str(),
                        locationText(report.locationOf(tensor)).c_str(),
                        report.name(tensor.value).c_str(),
@@ -129,10 +174,52 @@ void printText(raw_ostream &os, const StepReport &report) {
   os << "  live values: " << peak.live.size() << "\n";
   os << "compute:\n";
   for (auto [part, cost] : {std::pair{"forward", report.cost.forward},
-                            std::pair{"backward", report.cost.backward}})
+                            std::pair{"backward", report.cost.backward},
+                            std::pair{"recompute", report.cost.recompute}})
     os << "  " << part << ": " << cost.flops << " FLOPs, "
        << formatBytes(cost.bytesRead) << " read, "
        << formatBytes(cost.bytesWritten) << " written\n";
+  uint64_t recomputedBytes = 0;
+  for (const RecomputeSegment &segment : report.recompute)
+    recomputedBytes += segment.recomputedBytes;
+  os << "plan: " << report.strategy() << ", " << report.recompute.size()
+     << " recompute segments, " << formatBytes(recomputedBytes)
+     << " recomputed, extra forward FLOPs "
+     << llvm::format("%.1f%%", report.recomputePercent())
+     << " of one forward\n";
+  if (report.recompute.empty())
+    return;
+  os << llvm::format("  %-5s %-24s %-8s %-26s %-8s %-26s %s\n", "#", "location",
+                     "inputs", "input bytes", "values", "recomputed bytes",
+                     "FLOPs");
+  for (auto [index, segment] : llvm::enumerate(report.recompute))
+    os << llvm::format("  %-5zu %-24s %-8u %-26s %-8u %-26s %llu\n", index + 1,
+                       locationText(segment.op.getLoc()).c_str(),
+                       segment.op.getInputs().size(),
+                       formatBytes(segment.inputBytes).c_str(),
+                       segment.op.getNumResults(),
+                       formatBytes(segment.recomputedBytes).c_str(),
+                       static_cast<unsigned long long>(segment.flops));
+  os << "recomputed tensors (made again right before the backward ops that "
+        "read them):\n";
+  os << llvm::format("  %-5s %-8s %-22s %-24s %-10s %-18s %-6s %s\n", "#",
+                     "segment", "producer", "location", "value", "shape",
+                     "dtype", "bytes");
+  size_t count = 0;
+  for (auto [index, segment] : llvm::enumerate(report.recompute)) {
+    auto yield = cast<YieldOp>(segment.op.getBodyBlock().getTerminator());
+    for (Value value : yield.getValues()) {
+      Operation *producer = value.getDefiningOp();
+      os << llvm::format(
+          "  %-5zu %-8zu %-22s %-24s %-10s %-18s %-6s %llu\n", ++count,
+          index + 1, producer->getName().getStringRef().str().c_str(),
+          locationText(producer->getLoc()).c_str(), report.name(value).c_str(),
+          shapeText(value.getType()).c_str(),
+          elementText(value.getType()).c_str(),
+          static_cast<unsigned long long>(
+              getValueBytes(value, producer).value_or(0)));
+    }
+  }
 }
 
 llvm::json::Object toJson(const Cost &cost) {
@@ -166,22 +253,48 @@ llvm::json::Value toJson(const StepReport &report) {
         {"bytes", static_cast<int64_t>(report.saved.getBytes(kind))}};
   llvm::json::Object peak{
       {"bytes", static_cast<int64_t>(report.peak.bytes)},
-      {"op", report.peak.op
-                 ? report.peak.op->getName().getStringRef().str()
-                 : std::string()},
+      {"op", report.peak.op ? report.peak.op->getName().getStringRef().str()
+                            : std::string()},
       {"location",
        report.peak.op ? locationText(report.peak.op->getLoc()) : "?"}};
   for (ValueKind kind : kAllKinds)
     peak[getValueKindName(kind, /*plural=*/true)] =
         static_cast<int64_t>(report.peak.getBytes(kind));
-  return llvm::json::Object{{"function", report.step.getSymName()},
-                            {"saved_tensors", std::move(tensors)},
-                            {"saved_totals", std::move(totals)},
-                            {"peak", std::move(peak)},
-                            {"compute",
-                             llvm::json::Object{
-                                 {"forward", toJson(report.cost.forward)},
-                                 {"backward", toJson(report.cost.backward)}}}};
+  llvm::json::Array segments;
+  for (const RecomputeSegment &segment : report.recompute) {
+    llvm::json::Array values;
+    auto yield = cast<YieldOp>(segment.op.getBodyBlock().getTerminator());
+    for (Value value : yield.getValues())
+      values.push_back(llvm::json::Object{
+          {"producer", value.getDefiningOp()->getName().getStringRef()},
+          {"location", locationText(value.getDefiningOp()->getLoc())},
+          {"value", report.name(value)},
+          {"shape", shapeText(value.getType())},
+          {"dtype", elementText(value.getType())},
+          {"bytes", static_cast<int64_t>(
+                        getValueBytes(value, segment.op).value_or(0))}});
+    segments.push_back(llvm::json::Object{
+        {"location", locationText(segment.op.getLoc())},
+        {"inputs", static_cast<int64_t>(segment.op.getInputs().size())},
+        {"input_bytes", static_cast<int64_t>(segment.inputBytes)},
+        {"cloned_ops", static_cast<int64_t>(segment.clonedOps)},
+        {"recomputed_bytes", static_cast<int64_t>(segment.recomputedBytes)},
+        {"flops", static_cast<int64_t>(segment.flops)},
+        {"recomputed", std::move(values)}});
+  }
+  return llvm::json::Object{
+      {"function", report.step.getSymName()},
+      {"saved_tensors", std::move(tensors)},
+      {"saved_totals", std::move(totals)},
+      {"peak", std::move(peak)},
+      {"compute",
+       llvm::json::Object{{"forward", toJson(report.cost.forward)},
+                          {"backward", toJson(report.cost.backward)},
+                          {"recompute", toJson(report.cost.recompute)}}},
+      {"plan", llvm::json::Object{
+                   {"strategy", report.strategy()},
+                   {"recompute_percent_of_forward", report.recomputePercent()},
+                   {"segments", std::move(segments)}}}};
 }
 
 void emitRemarks(const StepReport &report) {
@@ -199,10 +312,13 @@ void emitRemarks(const StepReport &report) {
            << report.saved.getCount(kind) << " tensors;";
   remark << " simulated peak " << report.peak.bytes << " bytes (";
   llvm::interleaveComma(kAllKinds, remark, [&](ValueKind kind) {
-    remark << getValueKindName(kind, /*plural=*/true) << " " << report.peak.getBytes(kind);
+    remark << getValueKindName(kind, /*plural=*/true) << " "
+           << report.peak.getBytes(kind);
   });
   remark << "); forward " << report.cost.forward.flops << " FLOPs, backward "
-         << report.cost.backward.flops << " FLOPs";
+         << report.cost.backward.flops << " FLOPs, recompute "
+         << report.cost.recompute.flops << " FLOPs in "
+         << report.recompute.size() << " segments";
 }
 
 struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
@@ -227,8 +343,7 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
     for (auto step : module.getOps<func::FuncOp>()) {
       if (!step->hasAttr(CkptDialect::kTrainingStepAttrName))
         continue;
-      FailureOr<SavedTensorAnalysis> saved =
-          SavedTensorAnalysis::compute(step);
+      FailureOr<SavedTensorAnalysis> saved = SavedTensorAnalysis::compute(step);
       if (failed(saved))
         return signalPassFailure();
       FailureOr<MemoryPeak> peak = simulateMemory(step);
@@ -237,8 +352,12 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
       FailureOr<StepCost> cost = computeStepCost(step);
       if (failed(cost))
         return signalPassFailure();
-      reports.push_back(
-          {step, std::move(*saved), std::move(*peak), *cost, nameOf});
+      FailureOr<SmallVector<RecomputeSegment>> recompute =
+          collectRecomputeSegments(step);
+      if (failed(recompute))
+        return signalPassFailure();
+      reports.push_back({step, std::move(*saved), std::move(*peak), *cost,
+                         std::move(*recompute), nameOf});
     }
     if (reports.empty()) {
       module.emitError("no training step to report on; run ckpt-autodiff "

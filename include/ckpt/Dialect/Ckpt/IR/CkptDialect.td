@@ -54,6 +54,8 @@ def Ckpt_Dialect : Dialect {
     /// explicit: the Philox counters one call consumes.
     static constexpr ::llvm::StringLiteral kRngCountersAttrName =
         "ckpt.rng_counters";
+    /// The string attribute of training steps: the strategy of their plan.
+    static constexpr ::llvm::StringLiteral kPlanAttrName = "ckpt.plan";
     void registerTypes();
   }];
 }

@@ -2,7 +2,7 @@
 //
 // What autodiff and the planner need to know about an op, implemented next
 // to the op: its gradient rule, the forward values that rule reads (the
-// saved tensors), and its cost.
+// saved tensors), its cost, and whether running it twice gives the same bits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +64,21 @@ def Ckpt_CostOpInterface : OpInterface<"CostOpInterface"> {
       "uint64_t", "getBytesWritten", (ins), [{}], [{
         return ::ckpt::getTotalTensorBytes($_op->getResultTypes());
       }]>
+  ];
+}
+
+def Ckpt_DeterminismOpInterface : OpInterface<"DeterminismOpInterface"> {
+  let cppNamespace = "::ckpt";
+  let description = [{
+    Ops that may compute different bits from the same operands (for example
+    by accumulating in whatever order atomics happen to run) say so here;
+    such an op is never recomputed, because the recomputed value would not
+    be the one the forward produced. Ops without the interface are
+    deterministic.
+  }];
+  let methods = [
+    InterfaceMethod<"Whether two executions on equal operands give equal bits.",
+      "bool", "isDeterministic", (ins)>
   ];
 }
 

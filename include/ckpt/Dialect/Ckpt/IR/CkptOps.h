@@ -22,4 +22,17 @@
 #define GET_OP_CLASSES
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h.inc"
 
+namespace mlir {
+class RewriterBase;
+} // namespace mlir
+
+namespace ckpt {
+
+/// Replaces a `ckpt.checkpoint` or `ckpt.recompute` by its body: the ops
+/// move before it, block arguments become the inputs and the results the
+/// yielded values.
+void inlineSegment(mlir::RewriterBase &rewriter, mlir::Operation *segment);
+
+} // namespace ckpt
+
 #endif // CKPT_DIALECT_CKPT_IR_CKPTOPS_H

@@ -909,12 +909,44 @@ def Ckpt_CheckpointOp : Ckpt_Op<"checkpoint", [
   }];
 }
 
-def Ckpt_YieldOp : Ckpt_Op<"yield", [Pure, Terminator, ReturnLike,
-                                     HasParent<"CheckpointOp">]> {
-  let summary = "returns the outputs of a checkpoint segment";
+def Ckpt_RecomputeOp : Ckpt_Op<"recompute", [
+    IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "forward ops run again during backward (made by ckpt-insert-recompute)";
   let description = [{
-    Terminates the body of `ckpt.checkpoint`; its operands become the
-    checkpoint's results and must match their types.
+    Recomputes forward values of a checkpoint segment right before the
+    backward ops that read them. Its inputs are the values the recompute
+    starts from (the segment's kept boundary: inputs, parameters, random
+    state); its body holds copies of the forward ops that produce the
+    yielded values, in forward order and with the same attributes
+    (including random offsets), so each result equals, bit for bit, the
+    forward value it replaces. The syntax is that of `ckpt.checkpoint`.
+
+    Example:
+
+    ```mlir
+    %h, %g = ckpt.recompute(%in = %x, %wt = %w) : (tensor<8x64xf32>, tensor<64x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
+      %h = ckpt.linear %in, %wt : (tensor<8x64xf32>, tensor<64x64xf32>) -> tensor<8x64xf32>
+      %g = ckpt.gelu %h : tensor<8x64xf32>
+      ckpt.yield %h, %g : tensor<8x64xf32>, tensor<8x64xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyTypeOf<[Ckpt_AnyTensor, Ckpt_RngType]>>:$inputs);
+  let results = (outs Variadic<Ckpt_AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Ckpt_YieldOp : Ckpt_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["CheckpointOp", "RecomputeOp"]>]> {
+  let summary = "returns the outputs of a checkpoint or recompute segment";
+  let description = [{
+    Terminates the body of `ckpt.checkpoint` and `ckpt.recompute`; its
+    operands become the enclosing op's results and must match their types.
 
     Example:
 
@@ -981,7 +1013,8 @@ def Ckpt_AllReduceOp : Ckpt_Op<"all_reduce", [SameOperandsAndResultType,
   }];
 }
 
-def Ckpt_IndexAddOp : Ckpt_InferringOp<"index_add", Ckpt_Costed> {
+def Ckpt_IndexAddOp : Ckpt_InferringOp<"index_add",
+    [DeclareOpInterfaceMethods<Ckpt_DeterminismOpInterface>] # Ckpt_Costed> {
   let summary = "accumulates rows into a tensor at indices (torch.index_add)";
   let description = [{
     Returns a copy of `input` where, for each `i`, slice `i` of `source`

@@ -80,6 +80,71 @@ def CkptAutodiffPass : Pass<"ckpt-autodiff", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
+  let summary = "Chooses which saved tensors of training steps are recomputed";
+  let description = [{
+    Writes the plan of every training step as `ckpt.checkpoint` segments
+    around its forward ops. A forward value that backward reads is
+    *recomputed* when it is made inside a segment and no forward op outside
+    that segment uses it; every other saved value is *kept* — in particular
+    each segment's inputs (its boundary) and its outputs.
+    `ckpt-insert-recompute` then materialises the plan.
+
+    Strategies:
+
+    - `manual` (default): the segments the user wrote in the forward graph
+      (`ckpt.checkpoint`, like `torch.utils.checkpoint`) are the plan. Every
+      op in them must be recomputable: pure (no memory effect other than
+      allocating its results), deterministic, and drawing randomness only
+      from explicit random state (`ckpt-thread-rng`). Any other op is an
+      error at the op with a note at its segment.
+    - `none`: keep everything; the user's segments are removed.
+    - `uniform`: splits the forward into stages — a stage ends where one
+      activation carries everything later forward ops need (arguments and
+      constants aside), e.g. the residual stream between the blocks of a
+      stack — and makes one segment of every `stages-per-segment`
+      consecutive stages (user segments are replaced). Ops that cannot be
+      recomputed stay outside segments, so their results are kept, and a
+      remark at each names why. One remark per segment names its stages.
+
+    The step records its strategy as `ckpt.plan`. Planning a step that
+    already has recompute regions is an error.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"manual\"",
+           "Planning strategy: manual, none or uniform">,
+    Option<"stagesPerSegment", "stages-per-segment", "unsigned",
+           /*default=*/"1",
+           "Stages in each segment of the uniform strategy (at least 1)">
+  ];
+  let dependentDialects = ["::ckpt::CkptDialect"];
+}
+
+def CkptInsertRecomputePass : Pass<"ckpt-insert-recompute", "::mlir::ModuleOp"> {
+  let summary = "Materialises a plan: recompute regions replace recomputed saved tensors";
+  let description = [{
+    For every checkpoint segment of a training step (innermost first), the
+    saved values the plan recomputes are computed again by one
+    `ckpt.recompute` region placed immediately before the first backward op
+    that reads any of them; backward reads are rewired to its results. The
+    region takes the kept values the recomputation starts from and holds
+    copies of only the forward ops those values depend on within the
+    segment, in forward order, with the same types and attributes — random
+    ops keep their random state and offsets, so the copies compute the
+    same bits. Segments disappear: their forward ops stay where they were,
+    and the recomputed forward values, no longer read by backward, die
+    after the forward.
+
+    Nested segments recompute level by level: an outer region recomputes
+    the inputs of the inner segments' regions, which recompute the rest
+    when their backward comes, as nested `torch.utils.checkpoint` does.
+
+    Every op in a segment must be recomputable (see `ckpt-plan`); any other
+    op is an error at the op with a note at its segment.
+  }];
+  let dependentDialects = ["::ckpt::CkptDialect"];
+}
+
 def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
   let summary = "Reports saved tensors and the simulated memory peak of training steps";
   let description = [{
@@ -88,7 +153,12 @@ def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
     produced each, its location, shape, element type and bytes, the totals
     for activations and parameters, and the simulated peak memory with the
     program point where it occurs and its split into parameters,
-    activations, gradients and temporaries. The IR is left unchanged.
+    activations, gradients and temporaries, the FLOPs of the forward, the
+    backward and the recomputation, and the plan: its strategy
+    (`ckpt.plan`), the extra forward FLOPs in percent of one forward, one
+    row per `ckpt.recompute` region (inputs, recomputed bytes, FLOPs) and
+    the tensors each recomputes. After `ckpt-insert-recompute` the saved
+    tensors are exactly the kept ones. The IR is left unchanged.
 
     `format=json` prints JSON instead of the table; `remarks` also emits one
     remark per saved tensor (at its producer) and one per training step, so

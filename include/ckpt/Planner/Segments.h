@@ -1,0 +1,42 @@
+//===- Segments.h - the plan representation: checkpoint segments ----------===//
+//
+// A plan is written on the training step as `ckpt.checkpoint` segments
+// around forward ops: a forward value that backward reads is recomputed
+// when it is made inside a segment and no forward op outside that segment
+// uses it; every other saved value (segment inputs and outputs among them)
+// is kept. Strategies write segments with these helpers; ckpt-insert-
+// recompute is the one consumer.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_PLANNER_SEGMENTS_H
+#define CKPT_PLANNER_SEGMENTS_H
+
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace ckpt {
+
+/// Fails with an error at every op in `segment` (nested ones included) that
+/// may not be recomputed, each with a note at the segment.
+mlir::LogicalResult verifyRecomputable(CheckpointOp segment);
+
+/// Wraps `ops` — consecutive ops of one block, none of them a terminator —
+/// in a new segment: values they use from outside become its inputs, and
+/// their results used outside become its results.
+CheckpointOp wrapInSegment(llvm::ArrayRef<mlir::Operation *> ops);
+
+/// Removes every checkpoint segment of `func`, nested ones too, leaving
+/// their ops in place.
+void inlineAllSegments(mlir::func::FuncOp func);
+
+/// The forward ops of a training step (no segments in it) split into
+/// stages: a stage ends where a single activation carries everything later
+/// forward ops need from the ops so far (arguments and constants aside).
+llvm::SmallVector<llvm::SmallVector<mlir::Operation *>>
+findStages(mlir::func::FuncOp step);
+
+} // namespace ckpt
+
+#endif // CKPT_PLANNER_SEGMENTS_H

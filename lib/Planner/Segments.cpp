@@ -1,0 +1,159 @@
+//===- Segments.cpp - the plan representation: checkpoint segments --------===//
+//
+// Building, checking and removing checkpoint segments on a training step,
+// and the stage chain automatic strategies cut into segments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Planner/Segments.h"
+
+#include "ckpt/Analysis/SavedTensors.h"
+#include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace ckpt;
+
+LogicalResult ckpt::verifyRecomputable(CheckpointOp segment) {
+  bool recomputable = true;
+  segment.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<CheckpointOp, YieldOp>(op))
+      return WalkResult::advance();
+    std::string reason = whyNotRecomputable(op);
+    if (!reason.empty()) {
+      recomputable = false;
+      InFlightDiagnostic diag = op->emitOpError()
+                                << "cannot be recomputed: it " << reason
+                                << "; move it out of the checkpoint segment";
+      diag.attachNote(op->getParentOfType<CheckpointOp>().getLoc())
+          << "in this checkpoint segment, whose ops run again during "
+             "backward";
+    }
+    // An op with regions is judged as a whole.
+    return WalkResult::skip();
+  });
+  return success(recomputable);
+}
+
+/// Whether `op` is one of `ops` or nested in one of them.
+static bool isWithin(Operation *op,
+                     const llvm::SmallPtrSetImpl<Operation *> &ops) {
+  for (; op; op = op->getParentOp())
+    if (ops.contains(op))
+      return true;
+  return false;
+}
+
+static Operation *getDefiningOpOrOwner(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner()->getParentOp();
+  return value.getDefiningOp();
+}
+
+CheckpointOp ckpt::wrapInSegment(ArrayRef<Operation *> ops) {
+  llvm::SmallPtrSet<Operation *, 16> inside(ops.begin(), ops.end());
+  llvm::SetVector<Value> inputs, outputs;
+  for (Operation *op : ops) {
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (!isWithin(getDefiningOpOrOwner(operand), inside))
+          inputs.insert(operand);
+    });
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !isWithin(user, inside);
+          }))
+        outputs.insert(result);
+  }
+
+  OpBuilder builder(ops.front());
+  auto segment = CheckpointOp::create(
+      builder, ops.front()->getLoc(),
+      llvm::map_to_vector(outputs, [](Value v) { return v.getType(); }),
+      inputs.getArrayRef());
+  Block *body = builder.createBlock(&segment.getBody());
+  for (Value input : inputs)
+    body->addArgument(input.getType(), input.getLoc());
+  for (Operation *op : ops)
+    op->moveBefore(body, body->end());
+  builder.setInsertionPointToEnd(body);
+  YieldOp::create(builder, segment.getLoc(), outputs.getArrayRef());
+  for (auto [input, arg] : llvm::zip_equal(inputs, body->getArguments()))
+    Value(input).replaceUsesWithIf(arg, [&](OpOperand &use) {
+      return segment->isProperAncestor(use.getOwner());
+    });
+  for (auto [output, result] : llvm::zip_equal(outputs, segment.getResults()))
+    Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !segment->isAncestor(use.getOwner());
+    });
+  return segment;
+}
+
+void ckpt::inlineAllSegments(func::FuncOp func) {
+  SmallVector<CheckpointOp> segments;
+  func.walk([&](CheckpointOp segment) { segments.push_back(segment); });
+  IRRewriter rewriter(func.getContext());
+  for (CheckpointOp segment : segments) {
+    rewriter.setInsertionPoint(segment);
+    inlineSegment(rewriter, segment);
+  }
+}
+
+SmallVector<SmallVector<Operation *>> ckpt::findStages(func::FuncOp step) {
+  Block &entry = step.getBody().front();
+  SmallVector<Operation *> forward;
+  DenseMap<Operation *, size_t> position;
+  for (Operation &op : entry.without_terminator()) {
+    if (isBackwardOp(&op))
+      continue;
+    position[&op] = forward.size();
+    forward.push_back(&op);
+  }
+  // crossing[p]: activations that a forward op at or before p has made or
+  // read and a forward op after p reads. Integer and boolean arguments
+  // (token ids, labels, masks) are read-only data like parameters and never
+  // define a boundary; float arguments are the inputs the first stage
+  // consumes.
+  SmallVector<int64_t> crossing(forward.size() + 1, 0);
+  // From where `value` is made (or first read, for an argument) to its
+  // last forward read.
+  auto addCrossing = [&](Value value, std::optional<size_t> made) {
+    size_t first = made.value_or(forward.size()), last = made.value_or(0);
+    for (Operation *user : value.getUsers()) {
+      auto it = position.find(entry.findAncestorOpInBlock(*user));
+      if (it == position.end())
+        continue;
+      first = std::min(first, it->second);
+      last = std::max(last, it->second);
+    }
+    if (first >= last)
+      return;
+    ++crossing[first];
+    --crossing[last];
+  };
+  for (BlockArgument arg : entry.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (type && isa<FloatType>(type.getElementType()) &&
+        classifyValue(step, arg) == ValueKind::Activation)
+      addCrossing(arg, std::nullopt);
+  }
+  for (auto [index, op] : llvm::enumerate(forward))
+    if (!op->hasTrait<OpTrait::ConstantLike>())
+      for (Value result : op->getResults())
+        addCrossing(result, index);
+  SmallVector<SmallVector<Operation *>> stages(1);
+  int64_t live = 0;
+  for (auto [index, op] : llvm::enumerate(forward)) {
+    live += crossing[index];
+    stages.back().push_back(op);
+    // A constant joins the stage of the ops that read it.
+    if (live <= 1 && index + 1 < forward.size() &&
+        !op->hasTrait<OpTrait::ConstantLike>())
+      stages.emplace_back();
+  }
+  if (stages.back().empty())
+    stages.pop_back();
+  return stages;
+}
