@@ -86,8 +86,10 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
 
   MemoryPeak peak;
   llvm::MapVector<Value, LiveValue> live;
-  uint64_t liveBytes = 0;
+  uint64_t liveBytes = 0, liveGradientBytes = 0;
   auto recordPeak = [&](Operation *op) {
+    peak.bytesWithoutGradients =
+        std::max(peak.bytesWithoutGradients, liveBytes - liveGradientBytes);
     if (liveBytes < peak.bytes || (peak.op && liveBytes == peak.bytes))
       return;
     peak.bytes = liveBytes;
@@ -118,8 +120,11 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
       if (failed(bytes))
         return failure();
       uint64_t heapBytes = constant ? 0 : *bytes;
-      live[result] = {result, kindOf(result), heapBytes};
+      ValueKind kind = kindOf(result);
+      live[result] = {result, kind, heapBytes};
       liveBytes = llvm::SaturatingAdd(liveBytes, heapBytes);
+      if (kind == ValueKind::Gradient)
+        liveGradientBytes += heapBytes;
     }
     recordPeak(op);
     // Free what this op was the last to use, and results nobody uses.
@@ -137,6 +142,8 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
       if (it == live.end())
         continue;
       liveBytes -= it->second.bytes;
+      if (it->second.kind == ValueKind::Gradient)
+        liveGradientBytes -= it->second.bytes;
       live.erase(it);
     }
   }

@@ -8,9 +8,11 @@
 
 #include "ckpt/Runtime/CountingAllocator.h"
 
+#include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cstddef>
+#include <cstdlib>
+#include <mutex>
 
 namespace {
 
@@ -22,8 +24,23 @@ struct alignas(std::max_align_t) Header {
 
 std::atomic<uint64_t> live{0}, peak{0}, count{0};
 
+/// An allocation (positive size) or a free (negative) of the block at
+/// `pointer`, in the order they happened.
+struct Event {
+  void *pointer;
+  int64_t size;
+};
+std::mutex traceMutex;
+std::vector<Event> trace;
+
+void record(void *pointer, int64_t size) {
+  std::lock_guard<std::mutex> lock(traceMutex);
+  trace.push_back({pointer, size});
+}
+
 void *recordAllocation(Header *header, uint64_t size) {
   header->size = size;
+  record(header + 1, static_cast<int64_t>(size));
   uint64_t now = live.fetch_add(size) + size;
   uint64_t seen = peak.load();
   while (now > seen && !peak.compare_exchange_weak(seen, now)) {
@@ -39,6 +56,29 @@ namespace ckpt::runtime {
 void resetPeak() {
   peak.store(live.load());
   count.store(0);
+  std::lock_guard<std::mutex> lock(traceMutex);
+  trace.clear();
+}
+
+uint64_t getPeakExcluding(const std::vector<void *> &excluded) {
+  std::lock_guard<std::mutex> lock(traceMutex);
+  // A block freed during the measurement may be reused by a later, excluded
+  // block at the same address: only the last allocation at an excluded
+  // address (still live at the end) is excluded.
+  std::vector<size_t> lastAllocation(excluded.size(), trace.size());
+  for (size_t i = 0; i < trace.size(); ++i)
+    for (size_t j = 0; j < excluded.size(); ++j)
+      if (trace[i].size > 0 && trace[i].pointer == excluded[j])
+        lastAllocation[j] = i;
+  std::sort(lastAllocation.begin(), lastAllocation.end());
+  int64_t now = 0, most = 0;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    if (std::binary_search(lastAllocation.begin(), lastAllocation.end(), i))
+      continue;
+    now += trace[i].size;
+    most = std::max(most, now);
+  }
+  return static_cast<uint64_t>(most);
 }
 
 AllocationStats getAllocationStats() {
@@ -57,6 +97,7 @@ void deallocate(void *pointer) {
     return;
   Header *header = static_cast<Header *>(pointer) - 1;
   live.fetch_sub(header->size);
+  record(pointer, -static_cast<int64_t>(header->size));
   std::free(header);
 }
 

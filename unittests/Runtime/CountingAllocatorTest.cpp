@@ -33,4 +33,43 @@ TEST(CountingAllocatorTest, CountsRequestedBytesAndThePeak) {
   EXPECT_EQ(getAllocationStats().peakBytes, before);
 }
 
+// The peak without chosen blocks, against a hand-computed timeline.
+TEST(CountingAllocatorTest, PeakExcludingBlocksAllocatedDuringTheMeasurement) {
+  void *earlier = allocate(7);
+  resetPeak();
+  void *a = allocate(100);
+  void *kept = allocate(40);
+  deallocate(a);
+  void *b = allocate(300);
+  void *c = allocate(20);
+  deallocate(b);
+  // Everything: 100 + 40, then 40 + 300 + 20 = 360 at the most.
+  EXPECT_EQ(getAllocationStats().peakBytes,
+            getAllocationStats().liveBytes - 60 + 360);
+  // Without `kept` and `c`: 100, then 300.
+  EXPECT_EQ(getPeakExcluding({kept, c}), 300u);
+  // Without nothing: 360 (blocks live before the reset do not count).
+  EXPECT_EQ(getPeakExcluding({}), 360u);
+  // A block allocated before the reset is not in the record.
+  EXPECT_EQ(getPeakExcluding({earlier}), 360u);
+  deallocate(kept);
+  deallocate(c);
+  deallocate(earlier);
+}
+
+// A freed block's address can come back for an excluded block: only the
+// allocation still live at the end is excluded, whether or not malloc
+// reused the address.
+TEST(CountingAllocatorTest, PeakExcludingReusedAddress) {
+  resetPeak();
+  void *first = allocate(64);
+  deallocate(first);
+  void *second = allocate(64);
+  void *other = allocate(100);
+  // 64, 0, [second], 100.
+  EXPECT_EQ(getPeakExcluding({second}), 100u);
+  deallocate(second);
+  deallocate(other);
+}
+
 } // namespace

@@ -34,6 +34,10 @@ struct MemoryPeak {
   llvm::SmallVector<LiveValue> live;
   /// Live bytes at the peak per ValueKind.
   std::array<uint64_t, 5> bytesByKind = {};
+  /// The most live bytes at any point not counting the gradients the step
+  /// returns: the peak when gradients accumulate into buffers that exist
+  /// before the step (PyTorch's `.grad`).
+  uint64_t bytesWithoutGradients = 0;
 
   uint64_t getBytes(ValueKind kind) const {
     return bytesByKind[static_cast<size_t>(kind)];

@@ -2,7 +2,9 @@
 //
 // ckpt-run binds the `malloc` and `free` that lowered code calls to this
 // allocator, which counts live bytes and their peak, so the peak memory of a
-// training step is measured, not estimated.
+// training step is measured, not estimated. It also records every
+// allocation and free since the last reset, so the peak can be recomputed
+// without chosen blocks (the gradients a step returns).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ckpt::runtime {
 
@@ -23,9 +26,16 @@ struct AllocationStats {
   uint64_t allocations = 0;
 };
 
-/// Starts a new measurement: the peak becomes the bytes live now.
+/// Starts a new measurement: the peak becomes the bytes live now, and the
+/// record of allocations and frees starts empty.
 void resetPeak();
 AllocationStats getAllocationStats();
+
+/// The most bytes that were live at once since the last reset among the
+/// blocks allocated since then, not counting the blocks at `excluded` —
+/// as if those had been allocated before the measurement (the way a
+/// framework accumulates gradients into buffers it already holds).
+uint64_t getPeakExcluding(const std::vector<void *> &excluded);
 
 void *allocate(size_t size);
 void deallocate(void *pointer);

@@ -172,6 +172,8 @@ void printText(raw_ostream &os, const StepReport &report) {
     os << "  " << getValueKindName(kind, /*plural=*/true) << ": "
        << formatBytes(peak.getBytes(kind)) << "\n";
   os << "  live values: " << peak.live.size() << "\n";
+  os << "simulated peak without returned gradients: "
+     << formatBytes(peak.bytesWithoutGradients) << "\n";
   os << "compute:\n";
   for (auto [part, cost] : {std::pair{"forward", report.cost.forward},
                             std::pair{"backward", report.cost.backward},
@@ -260,6 +262,8 @@ llvm::json::Value toJson(const StepReport &report) {
   for (ValueKind kind : kAllKinds)
     peak[getValueKindName(kind, /*plural=*/true)] =
         static_cast<int64_t>(report.peak.getBytes(kind));
+  peak["bytes_without_gradients"] =
+      static_cast<int64_t>(report.peak.bytesWithoutGradients);
   llvm::json::Array segments;
   for (const RecomputeSegment &segment : report.recompute) {
     llvm::json::Array values;
