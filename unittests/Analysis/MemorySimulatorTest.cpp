@@ -77,6 +77,31 @@ TEST_F(MemorySimulatorTest, ReshapesAreViewsAndConstantsAreGlobal) {
   EXPECT_EQ(peak->getBytes(ValueKind::Constant), 0u);
 }
 
+TEST_F(MemorySimulatorTest, RecomputeBodiesRunInlineAndGradientsCanBeLeftOut) {
+  // x: 32 B. exp a: 64. neg b while a is live: 96; a dies. The recompute
+  // region's exp e (an activation again): x + b + e = 96. mul g (returned,
+  // a gradient) while b and e are live: 128, the peak; without the
+  // gradient the most is 96.
+  func::FuncOp func = parse(R"mlir(
+    func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+      %a = ckpt.exp %x : tensor<8xf32>
+      %b = ckpt.neg %a : tensor<8xf32>
+      %r = ckpt.recompute(%in = %x) : (tensor<8xf32>) -> tensor<8xf32> attributes {ckpt.backward} {
+        %e = ckpt.exp %in : tensor<8xf32>
+        ckpt.yield %e : tensor<8xf32>
+      }
+      %g = ckpt.mul %r, %b {ckpt.backward} : tensor<8xf32>
+      return %g : tensor<8xf32>
+    })mlir");
+  FailureOr<MemoryPeak> peak = simulateMemory(func);
+  ASSERT_TRUE(succeeded(peak));
+  EXPECT_EQ(peak->bytes, 128u);
+  EXPECT_EQ(peak->op->getName().getStringRef(), "ckpt.mul");
+  EXPECT_EQ(peak->getBytes(ValueKind::Activation), 96u);
+  EXPECT_EQ(peak->getBytes(ValueKind::Gradient), 32u);
+  EXPECT_EQ(peak->bytesWithoutGradients, 96u);
+}
+
 TEST_F(MemorySimulatorTest, SegmentBodiesRunInline) {
   // x: 40 B (param). Inside the segment, t = tanh (40 B) and u = exp (40 B)
   // coexist with x: 120, the peak; t dies after exp. The segment's result
