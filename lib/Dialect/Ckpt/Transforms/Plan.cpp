@@ -1,7 +1,9 @@
 //===- Plan.cpp - choose what training steps recompute --------------------===//
 //
 // Writes each training step's plan as checkpoint segments, by strategy:
-// the user's segments (manual), none, or uniform groups of stages.
+// the user's segments (manual), none, uniform groups of stages, or about
+// sqrt(n) groups of equal forward FLOPs; with a budget, checks the plan's
+// simulated peak against it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,9 +11,15 @@
 
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
+#include "ckpt/Planner/Budget.h"
+#include "ckpt/Planner/Recompute.h"
 #include "ckpt/Planner/Segments.h"
 
 #include "mlir/IR/BuiltinOps.h"
+
+#include <cmath>
+#include <numeric>
 
 namespace ckpt {
 #define GEN_PASS_DEF_CKPTPLANPASS
@@ -37,17 +45,18 @@ static std::string whyNotSegmentable(Operation *op) {
   return "";
 }
 
-/// One segment per `stagesPerSegment` consecutive stages; ops that may not
-/// be recomputed split a segment and stay outside it.
-static void planUniform(func::FuncOp step, unsigned stagesPerSegment) {
-  inlineAllSegments(step);
-  SmallVector<SmallVector<Operation *>> stages = findStages(step);
+/// One segment per group of consecutive stages (first and last stage of
+/// each); ops that may not be recomputed split a segment and stay outside
+/// it.
+static void planStageGroups(
+    ArrayRef<SmallVector<Operation *>> stages,
+    ArrayRef<std::pair<size_t, size_t>> groups) {
   SmallVector<std::pair<SmallVector<Operation *>, std::string>> runs;
-  for (size_t first = 0; first < stages.size(); first += stagesPerSegment) {
-    size_t last = std::min(first + stagesPerSegment, stages.size()) - 1;
-    std::string name =
-        first == last ? ("stage " + Twine(first)).str()
-                      : ("stages " + Twine(first) + " to " + Twine(last)).str();
+  for (auto [first, last] : groups) {
+    std::string name = first == last ? ("stage " + Twine(first)).str()
+                                     : ("stages " + Twine(first) + " to " +
+                                        Twine(last))
+                                           .str();
     runs.push_back({{}, name});
     for (size_t stage = first; stage <= last; ++stage)
       for (Operation *op : stages[stage]) {
@@ -56,8 +65,8 @@ static void planUniform(func::FuncOp step, unsigned stagesPerSegment) {
           runs.back().first.push_back(op);
           continue;
         }
-        op->emitRemark() << "kept outside the segment of " << name << ": it "
-                         << reason;
+        op->emitRemark() << "kept outside the segment of " << name
+                         << ": it " << reason;
         if (!runs.back().first.empty())
           runs.push_back({{}, name});
       }
@@ -71,6 +80,57 @@ static void planUniform(func::FuncOp step, unsigned stagesPerSegment) {
   }
 }
 
+/// Groups of `size` consecutive stages.
+static SmallVector<std::pair<size_t, size_t>> uniformGroups(size_t stages,
+                                                            size_t size) {
+  SmallVector<std::pair<size_t, size_t>> groups;
+  for (size_t first = 0; first < stages; first += size)
+    groups.push_back({first, std::min(first + size, stages) - 1});
+  return groups;
+}
+
+/// About sqrt(n) groups of consecutive stages with equal forward FLOPs
+/// (Chen et al. 2016): group k ends at the stage boundary nearest to k
+/// shares of the total.
+static FailureOr<SmallVector<std::pair<size_t, size_t>>>
+sqrtGroups(ArrayRef<SmallVector<Operation *>> stages) {
+  SmallVector<uint64_t> flops;
+  for (const SmallVector<Operation *> &stage : stages) {
+    uint64_t total = 0;
+    for (Operation *op : stage) {
+      auto cost = dyn_cast<CostOpInterface>(op);
+      if (!cost)
+        continue;
+      if (failed(verifyStaticSizes(cost)))
+        return failure();
+      total += cost.getFlops();
+    }
+    flops.push_back(total);
+  }
+  size_t count = std::max<size_t>(
+      1, static_cast<size_t>(std::lround(std::sqrt(stages.size()))));
+  double share = static_cast<double>(std::accumulate(
+                     flops.begin(), flops.end(), uint64_t(0))) /
+                 count;
+  SmallVector<std::pair<size_t, size_t>> groups;
+  double sofar = 0;
+  size_t first = 0;
+  for (size_t stage = 0; stage < stages.size(); ++stage) {
+    sofar += flops[stage];
+    // Close the group at the stage boundary nearest to its share.
+    double target = share * (groups.size() + 1);
+    bool last = stage + 1 == stages.size();
+    bool nearest =
+        !last && std::abs(sofar - target) <=
+                     std::abs(sofar + flops[stage + 1] - target);
+    if (last || (groups.size() + 1 < count && nearest)) {
+      groups.push_back({first, stage});
+      first = stage + 1;
+    }
+  }
+  return groups;
+}
+
 namespace {
 
 struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
@@ -78,14 +138,23 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (strategy != "manual" && strategy != "none" && strategy != "uniform") {
+    if (!llvm::is_contained({"manual", "none", "uniform", "sqrt"},
+                            StringRef(strategy))) {
       module.emitError() << "unknown planning strategy '" << strategy
-                         << "'; expected manual, none or uniform";
+                         << "'; expected manual, none, uniform or sqrt";
       return signalPassFailure();
     }
     if (stagesPerSegment == 0) {
       module.emitError() << "stages-per-segment must be at least 1";
       return signalPassFailure();
+    }
+    if (!budget.empty()) {
+      std::string error;
+      budgetBytes = parseByteSize(budget, error);
+      if (!budgetBytes) {
+        module.emitError() << error;
+        return signalPassFailure();
+      }
     }
     for (auto step : module.getOps<func::FuncOp>())
       if (step->hasAttr(CkptDialect::kTrainingStepAttrName) &&
@@ -104,15 +173,43 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
         recomputable &= succeeded(verifyRecomputable(segment));
       if (!recomputable)
         return failure();
-    } else if (strategy == "none") {
-      inlineAllSegments(step);
     } else {
-      planUniform(step, stagesPerSegment);
+      inlineAllSegments(step);
+      if (strategy != "none") {
+        SmallVector<SmallVector<Operation *>> stages = findStages(step);
+        FailureOr<SmallVector<std::pair<size_t, size_t>>> groups =
+            strategy == "sqrt" ? sqrtGroups(stages)
+                               : uniformGroups(stages.size(), stagesPerSegment);
+        if (failed(groups))
+          return failure();
+        planStageGroups(stages, *groups);
+      }
     }
     step->setAttr(CkptDialect::kPlanAttrName,
                   StringAttr::get(step.getContext(), strategy));
+    return budgetBytes ? checkBudget(step) : success();
+  }
+
+  /// The plan's simulated peak must fit the budget. Each strategy here
+  /// makes one plan, so its peak is the smallest budget it can meet.
+  LogicalResult checkBudget(func::FuncOp step) {
+    FailureOr<MemoryPeak> peak = simulatePlan(step);
+    if (failed(peak))
+      return failure();
+    if (peak->bytes > *budgetBytes)
+      return step.emitOpError()
+             << "strategy '" << strategy << "' plans a simulated peak of "
+             << formatBytes(peak->bytes) << ", above the budget of "
+             << formatBytes(*budgetBytes)
+             << "; the smallest budget this strategy meets is "
+             << peak->bytes << " B";
+    step.emitRemark() << "strategy '" << strategy << "': simulated peak "
+                      << formatBytes(peak->bytes) << " within the budget of "
+                      << formatBytes(*budgetBytes);
     return success();
   }
+
+  std::optional<uint64_t> budgetBytes;
 };
 
 } // namespace

@@ -106,13 +106,24 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       consecutive stages (user segments are replaced). Ops that cannot be
       recomputed stay outside segments, so their results are kept, and a
       remark at each names why. One remark per segment names its stages.
+    - `sqrt`: about sqrt(n) segments of consecutive stages with equal
+      forward FLOPs (Chen et al. 2016), otherwise as `uniform`.
+
+    With `budget` (bytes: `24GiB`, `512MiB`, `800MB`, `1.5e9`), the plan's
+    simulated peak (the memory simulator on the step with the plan
+    materialised) must fit: a remark gives the peak when it does, and an
+    error names the smallest budget the strategy meets when it does not.
+    A budget that is not a positive byte count is an error.
 
     The step records its strategy as `ckpt.plan`. Planning a step that
     already has recompute regions is an error.
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"manual\"",
-           "Planning strategy: manual, none or uniform">,
+           "Planning strategy: manual, none, uniform or sqrt">,
+    Option<"budget", "budget", "std::string", /*default=*/"\"\"",
+           "Largest simulated peak allowed, in bytes (24GiB, 512MiB, 1.5e9); "
+           "empty: none">,
     Option<"stagesPerSegment", "stages-per-segment", "unsigned",
            /*default=*/"1",
            "Stages in each segment of the uniform strategy (at least 1)">

@@ -1,0 +1,30 @@
+//===- Recompute.h - materialise and evaluate a plan ----------------------===//
+//
+// The one consumer of the plan representation: turns a training step's
+// checkpoint segments into ckpt.recompute regions (ckpt-insert-recompute
+// runs it), and evaluates a plan by simulating its materialised copy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_PLANNER_RECOMPUTE_H
+#define CKPT_PLANNER_RECOMPUTE_H
+
+#include "ckpt/Analysis/MemorySimulator.h"
+
+namespace ckpt {
+
+/// For every segment of `step`, innermost first: the values it recomputes
+/// (made inside, read by backward, used by no forward op outside) come from
+/// one ckpt.recompute region placed right before the first backward op
+/// that reads one of them, holding copies of only the ops they depend on
+/// within the segment. Segments are removed. Fails with errors at the ops
+/// that may not be recomputed, leaving `step` unchanged.
+mlir::LogicalResult materializePlan(mlir::func::FuncOp step);
+
+/// The simulated memory of `step` with its plan materialised, computed on
+/// a copy; `step` is unchanged.
+mlir::FailureOr<MemoryPeak> simulatePlan(mlir::func::FuncOp step);
+
+} // namespace ckpt
+
+#endif // CKPT_PLANNER_RECOMPUTE_H
