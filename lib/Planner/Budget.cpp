@@ -19,8 +19,9 @@ std::optional<uint64_t> ckpt::parseByteSize(llvm::StringRef text,
   llvm::StringRef trimmed = text.trim();
   size_t unitStart = trimmed.find_first_not_of("0123456789.eE+-");
   llvm::StringRef number = trimmed.substr(0, unitStart);
-  llvm::StringRef unit =
-      unitStart == llvm::StringRef::npos ? "" : trimmed.substr(unitStart).trim();
+  llvm::StringRef unit = unitStart == llvm::StringRef::npos
+                             ? ""
+                             : trimmed.substr(unitStart).trim();
   auto bad = [&](const std::string &why) -> std::optional<uint64_t> {
     error = "invalid byte size '" + text.str() + "': " + why;
     return std::nullopt;
@@ -28,18 +29,17 @@ std::optional<uint64_t> ckpt::parseByteSize(llvm::StringRef text,
   if (number.empty())
     return bad("expected a number followed by an optional unit (B, KB, MB, "
                "GB, TB, KiB, MiB, GiB, TiB), e.g. 24GiB or 1.5e9");
-  std::optional<double> scale =
-      llvm::StringSwitch<std::optional<double>>(unit)
-          .Cases({"", "B"}, 1.0)
-          .Case("KB", 1e3)
-          .Case("MB", 1e6)
-          .Case("GB", 1e9)
-          .Case("TB", 1e12)
-          .Case("KiB", 1024.0)
-          .Case("MiB", 1024.0 * 1024)
-          .Case("GiB", 1024.0 * 1024 * 1024)
-          .Case("TiB", 1024.0 * 1024 * 1024 * 1024)
-          .Default(std::nullopt);
+  std::optional<double> scale = llvm::StringSwitch<std::optional<double>>(unit)
+                                    .Cases({"", "B"}, 1.0)
+                                    .Case("KB", 1e3)
+                                    .Case("MB", 1e6)
+                                    .Case("GB", 1e9)
+                                    .Case("TB", 1e12)
+                                    .Case("KiB", 1024.0)
+                                    .Case("MiB", 1024.0 * 1024)
+                                    .Case("GiB", 1024.0 * 1024 * 1024)
+                                    .Case("TiB", 1024.0 * 1024 * 1024 * 1024)
+                                    .Default(std::nullopt);
   if (!scale)
     return bad("unknown unit '" + unit.str() +
                "'; expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB");

@@ -29,6 +29,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   ckpt::registerCkptPasses();
   ckpt::registerCkptConversionPasses();
+  ckpt::registerCheckpointPipeline();
   ckpt::registerLowerToLLVMPipeline();
 
   mlir::DialectRegistry registry;

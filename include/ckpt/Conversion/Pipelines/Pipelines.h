@@ -1,8 +1,10 @@
 //===- Pipelines.h - named lowering pipelines -----------------------------===//
 //
-// The pipeline that takes ckpt training steps to the LLVM dialect for the
-// CPU, as a function (for embedding in other compilers) and as the named
-// pipeline `ckpt-lower-to-llvm`.
+// The checkpointing pipeline (forward graph -> planned training step with
+// recompute regions) and the pipeline that takes ckpt training steps to the
+// LLVM dialect for the CPU, each as a function (for embedding in other
+// compilers) and as a named pipeline (`ckpt-pipeline`,
+// `ckpt-lower-to-llvm`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,36 @@ struct LowerToLLVMOptions
                      "deallocation places the frees)"),
       llvm::cl::init(true)};
 };
+
+struct CheckpointPipelineOptions
+    : public mlir::PassPipelineOptions<CheckpointPipelineOptions> {
+  Option<std::string> strategy{
+      *this, "strategy",
+      llvm::cl::desc("Planning strategy: manual, none, uniform or sqrt"),
+      llvm::cl::init("manual")};
+  Option<std::string> budget{
+      *this, "budget",
+      llvm::cl::desc("Largest simulated peak allowed, in bytes (24GiB, "
+                     "512MiB, 1.5e9); empty: none"),
+      llvm::cl::init("")};
+  Option<unsigned> stagesPerSegment{
+      *this, "stages-per-segment",
+      llvm::cl::desc("Stages in each segment of the uniform strategy"),
+      llvm::cl::init(1)};
+  Option<bool> lower{*this, "lower",
+                     llvm::cl::desc("Also lower the result to the LLVM dialect "
+                                    "(ckpt-lower-to-llvm)"),
+                     llvm::cl::init(false)};
+};
+
+/// ckpt-thread-rng, ckpt-autodiff (training steps replace the forward
+/// graphs), ckpt-plan and ckpt-insert-recompute; with `lower`, then
+/// ckpt-lower-to-llvm.
+void buildCheckpointPipeline(mlir::OpPassManager &pm,
+                             const CheckpointPipelineOptions &options);
+
+/// Registers `ckpt-pipeline`.
+void registerCheckpointPipeline();
 
 /// ckpt -> linalg on tensors -> one-shot bufferization (identity layouts at
 /// function boundaries) with ownership-based deallocation -> loops -> LLVM.

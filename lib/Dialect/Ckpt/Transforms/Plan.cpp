@@ -48,15 +48,13 @@ static std::string whyNotSegmentable(Operation *op) {
 /// One segment per group of consecutive stages (first and last stage of
 /// each); ops that may not be recomputed split a segment and stay outside
 /// it.
-static void planStageGroups(
-    ArrayRef<SmallVector<Operation *>> stages,
-    ArrayRef<std::pair<size_t, size_t>> groups) {
+static void planStageGroups(ArrayRef<SmallVector<Operation *>> stages,
+                            ArrayRef<std::pair<size_t, size_t>> groups) {
   SmallVector<std::pair<SmallVector<Operation *>, std::string>> runs;
   for (auto [first, last] : groups) {
-    std::string name = first == last ? ("stage " + Twine(first)).str()
-                                     : ("stages " + Twine(first) + " to " +
-                                        Twine(last))
-                                           .str();
+    std::string name =
+        first == last ? ("stage " + Twine(first)).str()
+                      : ("stages " + Twine(first) + " to " + Twine(last)).str();
     runs.push_back({{}, name});
     for (size_t stage = first; stage <= last; ++stage)
       for (Operation *op : stages[stage]) {
@@ -65,8 +63,8 @@ static void planStageGroups(
           runs.back().first.push_back(op);
           continue;
         }
-        op->emitRemark() << "kept outside the segment of " << name
-                         << ": it " << reason;
+        op->emitRemark() << "kept outside the segment of " << name << ": it "
+                         << reason;
         if (!runs.back().first.empty())
           runs.push_back({{}, name});
       }
@@ -109,8 +107,8 @@ sqrtGroups(ArrayRef<SmallVector<Operation *>> stages) {
   }
   size_t count = std::max<size_t>(
       1, static_cast<size_t>(std::lround(std::sqrt(stages.size()))));
-  double share = static_cast<double>(std::accumulate(
-                     flops.begin(), flops.end(), uint64_t(0))) /
+  double share = static_cast<double>(
+                     std::accumulate(flops.begin(), flops.end(), uint64_t(0))) /
                  count;
   SmallVector<std::pair<size_t, size_t>> groups;
   double sofar = 0;
@@ -120,9 +118,8 @@ sqrtGroups(ArrayRef<SmallVector<Operation *>> stages) {
     // Close the group at the stage boundary nearest to its share.
     double target = share * (groups.size() + 1);
     bool last = stage + 1 == stages.size();
-    bool nearest =
-        !last && std::abs(sofar - target) <=
-                     std::abs(sofar + flops[stage + 1] - target);
+    bool nearest = !last && std::abs(sofar - target) <=
+                                std::abs(sofar + flops[stage + 1] - target);
     if (last || (groups.size() + 1 < count && nearest)) {
       groups.push_back({first, stage});
       first = stage + 1;
@@ -201,8 +198,8 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
              << "strategy '" << strategy << "' plans a simulated peak of "
              << formatBytes(peak->bytes) << ", above the budget of "
              << formatBytes(*budgetBytes)
-             << "; the smallest budget this strategy meets is "
-             << peak->bytes << " B";
+             << "; the smallest budget this strategy meets is " << peak->bytes
+             << " B";
     step.emitRemark() << "strategy '" << strategy << "': simulated peak "
                       << formatBytes(peak->bytes) << " within the budget of "
                       << formatBytes(*budgetBytes);

@@ -1,0 +1,38 @@
+//===- Checkpoint.cpp - forward graph -> planned training step ------------===//
+//
+// The checkpointing passes in data-flow order, as one pipeline with the
+// planner's options, optionally followed by the CPU lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Conversion/Pipelines/Pipelines.h"
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+void ckpt::buildCheckpointPipeline(OpPassManager &pm,
+                                   const CheckpointPipelineOptions &options) {
+  pm.addPass(createCkptThreadRngPass());
+  CkptAutodiffPassOptions autodiff;
+  autodiff.keepForward = false;
+  pm.addPass(createCkptAutodiffPass(autodiff));
+  CkptPlanPassOptions plan;
+  plan.strategy = options.strategy;
+  plan.budget = options.budget;
+  plan.stagesPerSegment = options.stagesPerSegment;
+  pm.addPass(createCkptPlanPass(plan));
+  pm.addPass(createCkptInsertRecomputePass());
+  if (options.lower)
+    buildLowerToLLVMPipeline(pm, LowerToLLVMOptions());
+}
+
+void ckpt::registerCheckpointPipeline() {
+  PassPipelineRegistration<CheckpointPipelineOptions>(
+      "ckpt-pipeline",
+      "Builds planned training steps with recompute regions from forward "
+      "graphs: thread-rng, autodiff, plan, insert-recompute (and the CPU "
+      "lowering with lower=true)",
+      buildCheckpointPipeline);
+}
