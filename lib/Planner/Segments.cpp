@@ -101,7 +101,7 @@ void ckpt::inlineAllSegments(func::FuncOp func) {
   }
 }
 
-SmallVector<SmallVector<Operation *>> ckpt::findStages(func::FuncOp step) {
+SmallVector<Stage> ckpt::findStages(func::FuncOp step) {
   Block &entry = step.getBody().front();
   SmallVector<Operation *> forward;
   DenseMap<Operation *, size_t> position;
@@ -111,14 +111,13 @@ SmallVector<SmallVector<Operation *>> ckpt::findStages(func::FuncOp step) {
     position[&op] = forward.size();
     forward.push_back(&op);
   }
-  // crossing[p]: activations that a forward op at or before p has made or
-  // read and a forward op after p reads. Integer and boolean arguments
-  // (token ids, labels, masks) are read-only data like parameters and never
-  // define a boundary; float arguments are the inputs the first stage
-  // consumes.
-  SmallVector<int64_t> crossing(forward.size() + 1, 0);
-  // From where `value` is made (or first read, for an argument) to its
-  // last forward read.
+  // An activation crosses the points after forward ops first .. last - 1,
+  // from where it is made (or first read, for an argument) to its last
+  // forward read. Integer and boolean arguments (token ids, labels, masks)
+  // are read-only data like parameters and never define a boundary; float
+  // arguments are the inputs the first stage consumes.
+  SmallVector<SmallVector<Value>> startsAt(forward.size() + 1),
+      endsAt(forward.size() + 1);
   auto addCrossing = [&](Value value, std::optional<size_t> made) {
     size_t first = made.value_or(forward.size()), last = made.value_or(0);
     for (Operation *user : value.getUsers()) {
@@ -130,8 +129,8 @@ SmallVector<SmallVector<Operation *>> ckpt::findStages(func::FuncOp step) {
     }
     if (first >= last)
       return;
-    ++crossing[first];
-    --crossing[last];
+    startsAt[first].push_back(value);
+    endsAt[last].push_back(value);
   };
   for (BlockArgument arg : entry.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -143,17 +142,24 @@ SmallVector<SmallVector<Operation *>> ckpt::findStages(func::FuncOp step) {
     if (!op->hasTrait<OpTrait::ConstantLike>())
       for (Value result : op->getResults())
         addCrossing(result, index);
-  SmallVector<SmallVector<Operation *>> stages(1);
-  int64_t live = 0;
+
+  SmallVector<Stage> stages(1);
+  llvm::SetVector<Value> crossing;
   for (auto [index, op] : llvm::enumerate(forward)) {
-    live += crossing[index];
-    stages.back().push_back(op);
+    for (Value value : endsAt[index])
+      crossing.remove(value);
+    crossing.insert(startsAt[index].begin(), startsAt[index].end());
+    stages.back().ops.push_back(op);
     // A constant joins the stage of the ops that read it.
-    if (live <= 1 && index + 1 < forward.size() &&
-        !op->hasTrait<OpTrait::ConstantLike>())
+    if (crossing.size() <= 1 && index + 1 < forward.size() &&
+        !op->hasTrait<OpTrait::ConstantLike>()) {
+      stages.back().boundary = crossing.takeVector();
+      crossing.insert(stages.back().boundary.begin(),
+                      stages.back().boundary.end());
       stages.emplace_back();
+    }
   }
-  if (stages.back().empty())
+  if (stages.back().ops.empty())
     stages.pop_back();
   return stages;
 }

@@ -65,17 +65,19 @@ std::string randomGraph(std::mt19937 &rng, int ops) {
   return text;
 }
 
-/// Indices of the ops after which a stage ends, counted directly: the
-/// activations (op results other than constants, and the float input from
-/// its first read) made or read at or before op i and read after it.
-std::vector<size_t> oracleBoundaries(func::FuncOp func) {
+/// The ops after which a stage ends and the activation crossing there,
+/// counted directly: the activations (op results other than constants, and
+/// the float input from its first read) made or read at or before op i and
+/// read after it.
+std::vector<std::pair<size_t, std::set<void *>>>
+oracleBoundaries(func::FuncOp func) {
   std::vector<Operation *> ops;
   for (Operation &op : func.getBody().front().without_terminator())
     ops.push_back(&op);
   auto position = [&](Operation *op) {
     return std::find(ops.begin(), ops.end(), op) - ops.begin();
   };
-  std::vector<size_t> boundaries;
+  std::vector<std::pair<size_t, std::set<void *>>> boundaries;
   for (size_t i = 0; i + 1 < ops.size(); ++i) {
     if (ops[i]->hasTrait<OpTrait::ConstantLike>())
       continue;
@@ -97,7 +99,7 @@ std::vector<size_t> oracleBoundaries(func::FuncOp func) {
       if (!ops[j]->hasTrait<OpTrait::ConstantLike>())
         consider(ops[j]->getResult(0), j <= i);
     if (crossing.size() <= 1)
-      boundaries.push_back(i);
+      boundaries.push_back({i, crossing});
   }
   return boundaries;
 }
@@ -112,13 +114,16 @@ TEST(StagesTest, BoundariesMatchADirectCountOnRandomGraphs) {
     ASSERT_TRUE(module) << text;
     auto func = *module->getOps<func::FuncOp>().begin();
 
-    SmallVector<SmallVector<Operation *>> stages = findStages(func);
-    std::vector<size_t> boundaries;
+    SmallVector<Stage> stages = findStages(func);
+    std::vector<std::pair<size_t, std::set<void *>>> boundaries;
     size_t seen = 0;
-    for (const auto &stage : stages) {
-      ASSERT_FALSE(stage.empty()) << text;
-      seen += stage.size();
-      boundaries.push_back(seen - 1);
+    for (const Stage &stage : stages) {
+      ASSERT_FALSE(stage.ops.empty()) << text;
+      seen += stage.ops.size();
+      std::set<void *> crossing;
+      for (Value value : stage.boundary)
+        crossing.insert(value.getAsOpaquePointer());
+      boundaries.push_back({seen - 1, crossing});
     }
     boundaries.pop_back(); // the last stage ends with the graph
     size_t total = func.getBody().front().getOperations().size() - 1;
@@ -126,8 +131,8 @@ TEST(StagesTest, BoundariesMatchADirectCountOnRandomGraphs) {
     EXPECT_EQ(boundaries, oracleBoundaries(func)) << text;
 
     // Every stage wrapped in a segment: the inputs and outputs line up.
-    for (const auto &stage : stages)
-      wrapInSegment(stage);
+    for (const Stage &stage : stages)
+      wrapInSegment(stage.ops);
     EXPECT_TRUE(succeeded(verify(*module))) << text;
     inlineAllSegments(func);
     EXPECT_TRUE(succeeded(verify(*module))) << text;

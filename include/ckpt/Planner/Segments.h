@@ -31,11 +31,20 @@ CheckpointOp wrapInSegment(llvm::ArrayRef<mlir::Operation *> ops);
 /// their ops in place.
 void inlineAllSegments(mlir::func::FuncOp func);
 
+/// A run of consecutive forward ops and what it hands to the next stage.
+struct Stage {
+  llvm::SmallVector<mlir::Operation *> ops;
+  /// The activation that carries everything later forward ops need from
+  /// this stage and the ones before (none after the last stage, or when
+  /// nothing crosses).
+  llvm::SmallVector<mlir::Value, 1> boundary;
+};
+
 /// The forward ops of a training step (no segments in it) split into
 /// stages: a stage ends where a single activation carries everything later
-/// forward ops need from the ops so far (arguments and constants aside).
-llvm::SmallVector<llvm::SmallVector<mlir::Operation *>>
-findStages(mlir::func::FuncOp step);
+/// forward ops need from the ops so far (parameters, integer and boolean
+/// inputs and constants aside; a float input counts from its first read).
+llvm::SmallVector<Stage> findStages(mlir::func::FuncOp step);
 
 } // namespace ckpt
 

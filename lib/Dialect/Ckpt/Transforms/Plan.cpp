@@ -48,7 +48,7 @@ static std::string whyNotSegmentable(Operation *op) {
 /// One segment per group of consecutive stages (first and last stage of
 /// each); ops that may not be recomputed split a segment and stay outside
 /// it.
-static void planStageGroups(ArrayRef<SmallVector<Operation *>> stages,
+static void planStageGroups(ArrayRef<Stage> stages,
                             ArrayRef<std::pair<size_t, size_t>> groups) {
   SmallVector<std::pair<SmallVector<Operation *>, std::string>> runs;
   for (auto [first, last] : groups) {
@@ -57,7 +57,7 @@ static void planStageGroups(ArrayRef<SmallVector<Operation *>> stages,
                       : ("stages " + Twine(first) + " to " + Twine(last)).str();
     runs.push_back({{}, name});
     for (size_t stage = first; stage <= last; ++stage)
-      for (Operation *op : stages[stage]) {
+      for (Operation *op : stages[stage].ops) {
         std::string reason = whyNotSegmentable(op);
         if (reason.empty()) {
           runs.back().first.push_back(op);
@@ -91,11 +91,11 @@ static SmallVector<std::pair<size_t, size_t>> uniformGroups(size_t stages,
 /// (Chen et al. 2016): group k ends at the stage boundary nearest to k
 /// shares of the total.
 static FailureOr<SmallVector<std::pair<size_t, size_t>>>
-sqrtGroups(ArrayRef<SmallVector<Operation *>> stages) {
+sqrtGroups(ArrayRef<Stage> stages) {
   SmallVector<uint64_t> flops;
-  for (const SmallVector<Operation *> &stage : stages) {
+  for (const Stage &stage : stages) {
     uint64_t total = 0;
-    for (Operation *op : stage) {
+    for (Operation *op : stage.ops) {
       auto cost = dyn_cast<CostOpInterface>(op);
       if (!cost)
         continue;
@@ -173,7 +173,7 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
     } else {
       inlineAllSegments(step);
       if (strategy != "none") {
-        SmallVector<SmallVector<Operation *>> stages = findStages(step);
+        SmallVector<Stage> stages = findStages(step);
         FailureOr<SmallVector<std::pair<size_t, size_t>>> groups =
             strategy == "sqrt" ? sqrtGroups(stages)
                                : uniformGroups(stages.size(), stagesPerSegment);

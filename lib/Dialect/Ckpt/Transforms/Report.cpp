@@ -13,6 +13,7 @@
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+#include "ckpt/Planner/Segments.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -105,6 +106,44 @@ collectRecomputeSegments(func::FuncOp step) {
   return segments;
 }
 
+/// One stage of the forward chain.
+struct StageRow {
+  Location loc;
+  size_t ops;
+  uint64_t flops = 0;
+  /// Bytes of the stage's values that backward reads (constants aside).
+  uint64_t savedBytes = 0;
+  /// Bytes of the activation handed to the next stage.
+  uint64_t boundaryBytes = 0;
+};
+
+/// The stage chain of `step` (found on a copy without segments).
+FailureOr<SmallVector<StageRow>> collectStages(func::FuncOp step) {
+  OwningOpRef<func::FuncOp> copy = step.clone();
+  inlineAllSegments(*copy);
+  SmallVector<StageRow> rows;
+  for (const Stage &stage : findStages(*copy)) {
+    StageRow &row = rows.emplace_back(
+        StageRow{stage.ops.front()->getLoc(), stage.ops.size()});
+    for (Operation *op : stage.ops) {
+      if (auto cost = dyn_cast<CostOpInterface>(op)) {
+        if (failed(verifyStaticSizes(cost)))
+          return failure();
+        row.flops += cost.getFlops();
+      }
+      // Constants are globals: saving one costs no heap bytes.
+      if (op->hasTrait<OpTrait::ConstantLike>())
+        continue;
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), isBackwardOp))
+          row.savedBytes += getValueBytes(result, op).value_or(0);
+    }
+    for (Value value : stage.boundary)
+      row.boundaryBytes += getValueBytes(value, *copy).value_or(0);
+  }
+  return rows;
+}
+
 /// Everything the report says about one training step.
 struct StepReport {
   mutable func::FuncOp step;
@@ -112,6 +151,7 @@ struct StepReport {
   MemoryPeak peak;
   StepCost cost;
   SmallVector<RecomputeSegment> recompute;
+  SmallVector<StageRow> stages;
   /// Names of values as the printer would write them (%12, %arg0).
   std::function<std::string(Value)> name;
 
@@ -174,6 +214,15 @@ void printText(raw_ostream &os, const StepReport &report) {
   os << "  live values: " << peak.live.size() << "\n";
   os << "simulated peak without returned gradients: "
      << formatBytes(peak.bytesWithoutGradients) << "\n";
+  os << "stages (the forward split where one activation crosses):\n";
+  os << llvm::format("  %-5s %-24s %-6s %-16s %-26s %s\n", "#", "location",
+                     "ops", "forward FLOPs", "saved bytes", "boundary bytes");
+  for (auto [index, stage] : llvm::enumerate(report.stages))
+    os << llvm::format("  %-5zu %-24s %-6zu %-16llu %-26s %s\n", index + 1,
+                       locationText(stage.loc).c_str(), stage.ops,
+                       static_cast<unsigned long long>(stage.flops),
+                       formatBytes(stage.savedBytes).c_str(),
+                       formatBytes(stage.boundaryBytes).c_str());
   os << "compute:\n";
   for (auto [part, cost] : {std::pair{"forward", report.cost.forward},
                             std::pair{"backward", report.cost.backward},
@@ -286,8 +335,17 @@ llvm::json::Value toJson(const StepReport &report) {
         {"flops", static_cast<int64_t>(segment.flops)},
         {"recomputed", std::move(values)}});
   }
+  llvm::json::Array stages;
+  for (const StageRow &stage : report.stages)
+    stages.push_back(llvm::json::Object{
+        {"location", locationText(stage.loc)},
+        {"ops", static_cast<int64_t>(stage.ops)},
+        {"forward_flops", static_cast<int64_t>(stage.flops)},
+        {"saved_bytes", static_cast<int64_t>(stage.savedBytes)},
+        {"boundary_bytes", static_cast<int64_t>(stage.boundaryBytes)}});
   return llvm::json::Object{
       {"function", report.step.getSymName()},
+      {"stages", std::move(stages)},
       {"saved_tensors", std::move(tensors)},
       {"saved_totals", std::move(totals)},
       {"peak", std::move(peak)},
@@ -360,8 +418,11 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
           collectRecomputeSegments(step);
       if (failed(recompute))
         return signalPassFailure();
+      FailureOr<SmallVector<StageRow>> stages = collectStages(step);
+      if (failed(stages))
+        return signalPassFailure();
       reports.push_back({step, std::move(*saved), std::move(*peak), *cost,
-                         std::move(*recompute), nameOf});
+                         std::move(*recompute), std::move(*stages), nameOf});
     }
     if (reports.empty()) {
       module.emitError("no training step to report on; run ckpt-autodiff "

@@ -164,7 +164,10 @@ def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
     produced each, its location, shape, element type and bytes, the totals
     for activations and parameters, and the simulated peak memory with the
     program point where it occurs and its split into parameters,
-    activations, gradients and temporaries, the FLOPs of the forward, the
+    activations, gradients and temporaries (and the peak without the
+    gradients the step returns), the stage chain the planners cut (per
+    stage: ops, forward FLOPs, bytes backward reads, bytes handed to the
+    next stage), the FLOPs of the forward, the
     backward and the recomputation, and the plan: its strategy
     (`ckpt.plan`), the extra forward FLOPs in percent of one forward, one
     row per `ckpt.recompute` region (inputs, recomputed bytes, FLOPs) and
