@@ -88,6 +88,7 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
   llvm::MapVector<Value, LiveValue> live;
   uint64_t liveBytes = 0, liveGradientBytes = 0;
   auto recordPeak = [&](Operation *op) {
+    peak.timeline.push_back(liveBytes);
     peak.bytesWithoutGradients =
         std::max(peak.bytesWithoutGradients, liveBytes - liveGradientBytes);
     if (liveBytes < peak.bytes || (peak.op && liveBytes == peak.bytes))

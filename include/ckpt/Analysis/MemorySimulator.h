@@ -38,6 +38,9 @@ struct MemoryPeak {
   /// returns: the peak when gradients accumulate into buffers that exist
   /// before the step (PyTorch's `.grad`).
   uint64_t bytesWithoutGradients = 0;
+  /// Live bytes while each op runs, in execution order, after the
+  /// arguments alone: the memory timeline.
+  llvm::SmallVector<uint64_t> timeline;
 
   uint64_t getBytes(ValueKind kind) const {
     return bytesByKind[static_cast<size_t>(kind)];

@@ -10,9 +10,11 @@
 #include "ckpt/Analysis/MemorySimulator.h"
 #include "ckpt/Analysis/SavedTensors.h"
 #include "ckpt/Analysis/StepCost.h"
+#include "ckpt/Analysis/SvgChart.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+#include "ckpt/Planner/Recompute.h"
 #include "ckpt/Planner/Segments.h"
 
 #include "mlir/IR/AsmState.h"
@@ -383,6 +385,31 @@ void emitRemarks(const StepReport &report) {
          << report.recompute.size() << " segments";
 }
 
+/// The timelines of `step`: its plan materialised and everything kept while
+/// the plan is still segments, else the step as it is.
+FailureOr<SmallVector<ChartSeries>> collectTimelines(func::FuncOp step) {
+  std::string name = ("@" + step.getSymName()).str();
+  if (step.getOps<CheckpointOp>().empty()) {
+    FailureOr<MemoryPeak> peak = simulateMemory(step);
+    if (failed(peak))
+      return failure();
+    return SmallVector<ChartSeries>{{name, std::move(peak->timeline)}};
+  }
+  FailureOr<MemoryPeak> planned = simulatePlan(step);
+  if (failed(planned))
+    return failure();
+  OwningOpRef<func::FuncOp> kept = step.clone();
+  inlineAllSegments(*kept);
+  FailureOr<MemoryPeak> none = simulateMemory(*kept);
+  if (failed(none))
+    return failure();
+  auto strategy = step->getAttrOfType<StringAttr>(CkptDialect::kPlanAttrName);
+  return SmallVector<ChartSeries>{
+      {name + " keeping everything", std::move(none->timeline)},
+      {name + " plan " + (strategy ? strategy.str() : std::string("manual")),
+       std::move(planned->timeline)}};
+}
+
 struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
   using Base::Base;
 
@@ -449,6 +476,26 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
         printText(file->os(), report);
     }
     file->keep();
+    if (!timeline.empty()) {
+      SmallVector<ChartSeries> series;
+      for (const StepReport &report : reports) {
+        FailureOr<SmallVector<ChartSeries>> lines =
+            collectTimelines(report.step);
+        if (failed(lines))
+          return signalPassFailure();
+        llvm::append_range(series, *lines);
+      }
+      std::unique_ptr<llvm::ToolOutputFile> chart =
+          openOutputFile(timeline, &message);
+      if (!chart) {
+        module.emitError() << "cannot write the memory timeline to '"
+                           << timeline << "': " << message;
+        return signalPassFailure();
+      }
+      writeByteChartSvg(chart->os(), "simulated live bytes per op",
+                        "program point (ops in execution order)", series);
+      chart->keep();
+    }
     if (remarks)
       for (const StepReport &report : reports)
         emitRemarks(report);

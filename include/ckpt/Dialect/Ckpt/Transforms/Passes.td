@@ -174,6 +174,11 @@ def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
     the tensors each recomputes. After `ckpt-insert-recompute` the saved
     tensors are exactly the kept ones. The IR is left unchanged.
 
+    `timeline=FILE.svg` writes the simulated memory timeline — live bytes
+    while each op runs — as an SVG chart: for a step whose plan is still
+    segments (before `ckpt-insert-recompute`), the plan materialised next
+    to keeping everything; otherwise the step as it is.
+
     `format=json` prints JSON instead of the table; `remarks` also emits one
     remark per saved tensor (at its producer) and one per training step, so
     tests and tools can read every number from diagnostics.
@@ -184,7 +189,10 @@ def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the report to ('-' for standard output)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Also emit the figures as remarks">
+           "Also emit the figures as remarks">,
+    Option<"timeline", "timeline", "std::string", /*default=*/"\"\"",
+           "Also write the memory timeline (live bytes per op) as an SVG "
+           "chart to this file">
   ];
 }
 
