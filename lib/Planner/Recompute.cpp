@@ -25,6 +25,9 @@ namespace {
 struct FlatSegment {
   Location loc;
   llvm::SmallPtrSet<Operation *, 16> ops;
+  /// The ops among `ops` marked `ckpt.keep`: their results are kept, and
+  /// recomputation starts from them.
+  llvm::SmallPtrSet<Operation *, 4> kept;
 };
 
 /// Whether `op` is a top-level backward op of the step (recompute regions
@@ -38,12 +41,19 @@ SmallVector<FlatSegment, 4> flattenSegments(func::FuncOp step) {
   SmallVector<FlatSegment, 4> segments;
   step.walk([&](CheckpointOp segment) {
     FlatSegment &flat =
-        segments.emplace_back(FlatSegment{segment.getLoc(), {}});
+        segments.emplace_back(FlatSegment{segment.getLoc(), {}, {}});
     segment.getBody().walk([&](Operation *op) {
-      if (!isa<CheckpointOp, YieldOp>(op))
-        flat.ops.insert(op);
+      if (isa<CheckpointOp, YieldOp>(op))
+        return;
+      flat.ops.insert(op);
+      if (op->hasAttr(CkptDialect::kKeepAttrName))
+        flat.kept.insert(op);
     });
   });
+  // The marks belong to the plan, which the regions replace.
+  for (const FlatSegment &segment : segments)
+    for (Operation *op : segment.kept)
+      op->removeAttr(CkptDialect::kKeepAttrName);
   inlineAllSegments(step);
   return segments;
 }
@@ -62,7 +72,7 @@ void insertRecompute(func::FuncOp step, const FlatSegment &segment) {
   llvm::SetVector<Value> recomputed;
   Operation *firstReader = nullptr;
   for (Operation &op : entry) {
-    if (!segment.ops.contains(&op))
+    if (!segment.ops.contains(&op) || segment.kept.contains(&op))
       continue;
     for (Value result : op.getResults()) {
       if (llvm::any_of(result.getUses(), isOutsideForwardUse))
@@ -86,7 +96,7 @@ void insertRecompute(func::FuncOp step, const FlatSegment &segment) {
   while (!worklist.empty()) {
     Operation *producer = worklist.pop_back_val().getDefiningOp();
     if (!producer || !segment.ops.contains(producer) ||
-        !needed.insert(producer).second)
+        segment.kept.contains(producer) || !needed.insert(producer).second)
       continue;
     producer->walk([&](Operation *nested) {
       llvm::append_range(worklist, nested->getOperands());
@@ -101,7 +111,8 @@ void insertRecompute(func::FuncOp step, const FlatSegment &segment) {
     op.walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
         Operation *producer = operand.getDefiningOp();
-        if (!producer || !segment.ops.contains(producer))
+        if (!producer || !segment.ops.contains(producer) ||
+            segment.kept.contains(producer))
           inputs.insert(operand);
       }
     });

@@ -67,6 +67,14 @@ func.func @plan_on_op(%x: tensor<4xf32>) {
 
 // -----
 
+func.func @keep_outside_segment(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.keep' marks ops inside checkpoint segments only}}
+  %y = ckpt.neg %x {ckpt.keep} : tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @training_step_on_op(%x: tensor<4xf32>) {
   // expected-error @below {{'ckpt.training_step' marks functions only}}
   %y = ckpt.neg %x {ckpt.training_step} : tensor<4xf32>

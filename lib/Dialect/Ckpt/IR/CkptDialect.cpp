@@ -14,8 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace ckpt;
@@ -51,8 +51,7 @@ LogicalResult CkptDialect::verifyRegionArgAttribute(Operation *op,
     // Buffers keep the attributes of the tensors they replace.
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
     auto tensor = dyn_cast<ShapedType>(type);
-    if (!names || !tensor ||
-        !tensor.hasRank() ||
+    if (!names || !tensor || !tensor.hasRank() ||
         names.size() != static_cast<size_t>(tensor.getRank()) ||
         !llvm::all_of(names, [](Attribute a) { return isa<StringAttr>(a); }))
       return op->emitError()
@@ -87,22 +86,26 @@ LogicalResult CkptDialect::verifyOperationAttribute(Operation *op,
     auto counters = dyn_cast<IntegerAttr>(attr.getValue());
     if (!counters || !counters.getType().isSignlessInteger(64) ||
         counters.getInt() < 0 || !isa<FunctionOpInterface>(op))
-      return op->emitError() << "'" << name
-                             << "' is a non-negative i64 on functions";
+      return op->emitError()
+             << "'" << name << "' is a non-negative i64 on functions";
     return success();
   }
   if (name == kPlanAttrName) {
     if (!isa<StringAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
-      return op->emitError() << "'" << name
-                             << "' is a string on training steps";
+      return op->emitError()
+             << "'" << name << "' is a string on training steps";
     return success();
   }
-  if (name != kTrainingStepAttrName && name != kBackwardAttrName)
+  if (name != kTrainingStepAttrName && name != kBackwardAttrName &&
+      name != kKeepAttrName)
     return op->emitError() << "unknown ckpt attribute '" << name << "'";
   if (!isa<UnitAttr>(attr.getValue()))
     return op->emitError() << "'" << name
                            << "' is a unit attribute and takes no value";
   if (name == kTrainingStepAttrName && !isa<FunctionOpInterface>(op))
     return op->emitError() << "'" << name << "' marks functions only";
+  if (name == kKeepAttrName && !op->getParentOfType<CheckpointOp>())
+    return op->emitError() << "'" << name
+                           << "' marks ops inside checkpoint segments only";
   return success();
 }

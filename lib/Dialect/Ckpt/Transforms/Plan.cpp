@@ -128,6 +128,29 @@ sqrtGroups(ArrayRef<Stage> stages) {
   return groups;
 }
 
+/// The ops in segments whose results cost more than `threshold` FLOPs per
+/// element to make again (matrix products): selective keeps their results.
+static FailureOr<SmallVector<Operation *>>
+findExpensiveOps(func::FuncOp step, unsigned threshold) {
+  SmallVector<Operation *> expensive;
+  WalkResult walk = step.walk([&](CostOpInterface op) {
+    if (!op->getParentOfType<CheckpointOp>())
+      return WalkResult::advance();
+    if (failed(verifyStaticSizes(op)))
+      return WalkResult::interrupt();
+    uint64_t elements = 0;
+    for (Type type : op->getResultTypes())
+      if (auto shaped = dyn_cast<ShapedType>(type))
+        elements += getStaticElementCount(shaped).value_or(0);
+    if (elements && op.getFlops() > uint64_t(threshold) * elements)
+      expensive.push_back(op);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return expensive;
+}
+
 namespace {
 
 struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
@@ -135,10 +158,11 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!llvm::is_contained({"manual", "none", "uniform", "sqrt"},
+    if (!llvm::is_contained({"manual", "none", "uniform", "sqrt", "selective"},
                             StringRef(strategy))) {
       module.emitError() << "unknown planning strategy '" << strategy
-                         << "'; expected manual, none, uniform or sqrt";
+                         << "'; expected manual, none, uniform, sqrt or "
+                            "selective";
       return signalPassFailure();
     }
     if (stagesPerSegment == 0) {
@@ -177,6 +201,7 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
         FailureOr<SmallVector<std::pair<size_t, size_t>>> groups =
             strategy == "sqrt" ? sqrtGroups(stages)
                                : uniformGroups(stages.size(), stagesPerSegment);
+        // selective segments like uniform and keeps expensive results.
         if (failed(groups))
           return failure();
         planStageGroups(stages, *groups);
@@ -184,7 +209,50 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
     }
     step->setAttr(CkptDialect::kPlanAttrName,
                   StringAttr::get(step.getContext(), strategy));
+    if (strategy == "selective")
+      return planSelective(step);
     return budgetBytes ? checkBudget(step) : success();
+  }
+
+  /// Marks the expensive ops' results kept. Under a budget the plan gives
+  /// up the keeps that save the most bytes per FLOP of recomputation first
+  /// (a greedy knapsack), simulating after each, until the plan fits.
+  LogicalResult planSelective(func::FuncOp step) {
+    FailureOr<SmallVector<Operation *>> expensive =
+        findExpensiveOps(step, selectiveThreshold);
+    if (failed(expensive))
+      return failure();
+    for (Operation *op : *expensive)
+      op->setAttr(CkptDialect::kKeepAttrName, UnitAttr::get(op->getContext()));
+    if (!budgetBytes)
+      return success();
+    auto cost = [](Operation *op) {
+      uint64_t bytes = getTotalTensorBytes(op->getResultTypes());
+      return static_cast<double>(cast<CostOpInterface>(op).getFlops()) /
+             std::max<uint64_t>(bytes, 1);
+    };
+    llvm::stable_sort(*expensive, [&](Operation *a, Operation *b) {
+      return cost(a) < cost(b);
+    });
+    uint64_t smallest = UINT64_MAX;
+    for (size_t dropped = 0;; ++dropped) {
+      FailureOr<MemoryPeak> peak = simulatePlan(step);
+      if (failed(peak))
+        return failure();
+      if (peak->bytes <= *budgetBytes) {
+        step.emitRemark() << "strategy 'selective': simulated peak "
+                          << formatBytes(peak->bytes)
+                          << " within the budget of "
+                          << formatBytes(*budgetBytes) << ", keeping "
+                          << expensive->size() - dropped << " of "
+                          << expensive->size() << " expensive results";
+        return success();
+      }
+      smallest = std::min(smallest, peak->bytes);
+      if (dropped == expensive->size())
+        return budgetError(step, *peak, smallest);
+      (*expensive)[dropped]->removeAttr(CkptDialect::kKeepAttrName);
+    }
   }
 
   /// The plan's simulated peak must fit the budget. Each strategy here
@@ -204,6 +272,16 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
                       << formatBytes(peak->bytes) << " within the budget of "
                       << formatBytes(*budgetBytes);
     return success();
+  }
+
+  LogicalResult budgetError(func::FuncOp step, const MemoryPeak &peak,
+                            uint64_t smallest) {
+    return step.emitOpError()
+           << "strategy '" << strategy << "' plans a simulated peak of "
+           << formatBytes(peak.bytes) << ", above the budget of "
+           << formatBytes(*budgetBytes)
+           << "; the smallest budget this strategy meets is " << smallest
+           << " B";
   }
 
   std::optional<uint64_t> budgetBytes;

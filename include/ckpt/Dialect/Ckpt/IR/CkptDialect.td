@@ -54,6 +54,9 @@ def Ckpt_Dialect : Dialect {
     /// explicit: the Philox counters one call consumes.
     static constexpr ::llvm::StringLiteral kRngCountersAttrName =
         "ckpt.rng_counters";
+    /// The unit attribute of ops inside a checkpoint segment whose results
+    /// the plan keeps instead of recomputing.
+    static constexpr ::llvm::StringLiteral kKeepAttrName = "ckpt.keep";
     /// The string attribute of training steps: the strategy of their plan.
     static constexpr ::llvm::StringLiteral kPlanAttrName = "ckpt.plan";
     void registerTypes();

@@ -108,6 +108,13 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       remark at each names why. One remark per segment names its stages.
     - `sqrt`: about sqrt(n) segments of consecutive stages with equal
       forward FLOPs (Chen et al. 2016), otherwise as `uniform`.
+    - `selective`: segments as `uniform`, and inside them the results of
+      ops that cost more than `selective-flops-per-element` FLOPs per
+      result element (matrix products) are kept (`ckpt.keep`), so only the
+      cheap ops (pointwise, normalisation) are recomputed — like PyTorch's
+      selective checkpointing and JAX's `checkpoint_dots`. Under a budget
+      it gives up keeps, those saving the most bytes per FLOP of
+      recomputation first, until the plan fits.
 
     With `budget` (bytes: `24GiB`, `512MiB`, `800MB`, `1.5e9`), the plan's
     simulated peak (the memory simulator on the step with the plan
@@ -120,13 +127,18 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"manual\"",
-           "Planning strategy: manual, none, uniform or sqrt">,
+           "Planning strategy: manual, none, uniform, sqrt or selective">,
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Largest simulated peak allowed, in bytes (24GiB, 512MiB, 1.5e9); "
            "empty: none">,
     Option<"stagesPerSegment", "stages-per-segment", "unsigned",
            /*default=*/"1",
-           "Stages in each segment of the uniform strategy (at least 1)">
+           "Stages in each segment of the uniform and selective strategies "
+           "(at least 1)">,
+    Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
+           /*default=*/"64",
+           "Selective keeps results that cost more FLOPs per element than "
+           "this">
   ];
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
