@@ -2,9 +2,9 @@
 //
 // A plan is written on the training step as `ckpt.checkpoint` segments
 // around forward ops: a forward value that backward reads is recomputed
-// when it is made inside a segment and no forward op outside that segment
-// uses it; every other saved value (segment inputs and outputs among them)
-// is kept. Strategies write segments with these helpers; ckpt-insert-
+// when it is made inside a segment by an op not marked `ckpt.keep` and no
+// forward op outside that segment uses it; every other saved value
+// (segment inputs and outputs, results of kept ops) is kept. Strategies write segments with these helpers; ckpt-insert-
 // recompute is the one consumer.
 //
 //===----------------------------------------------------------------------===//

@@ -85,9 +85,10 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
   let description = [{
     Writes the plan of every training step as `ckpt.checkpoint` segments
     around its forward ops. A forward value that backward reads is
-    *recomputed* when it is made inside a segment and no forward op outside
-    that segment uses it; every other saved value is *kept* — in particular
-    each segment's inputs (its boundary) and its outputs.
+    *recomputed* when it is made inside a segment, by an op not marked
+    `ckpt.keep`, and no forward op outside that segment uses it; every other
+    saved value is *kept* — in particular each segment's inputs (its
+    boundary) and outputs, and the results of `ckpt.keep` ops.
     `ckpt-insert-recompute` then materialises the plan.
 
     Strategies:
