@@ -147,3 +147,26 @@ func.func @loss_in_segment(%x: tensor<4x8xf32>, %target: tensor<4x8xf32>,
   }
   return %l : tensor<f32>
 }
+
+// A user can keep a result inside a segment with {ckpt.keep}: the region
+// starts from it and recomputes only the GELU; the mark is gone afterwards.
+// CHECK-LABEL: func.func @kept_inside_train
+// CHECK:         %[[H:.+]] = ckpt.linear %arg0, %arg1 :
+// CHECK-NOT:     ckpt.keep
+// CHECK:         %[[R:.+]] = ckpt.recompute(%[[IN:.+]] = %[[H]]) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:      ckpt.gelu %[[IN]]
+// CHECK-NEXT:      ckpt.yield
+// CHECK-NEXT:    }
+// CHECK:         return
+func.func @kept_inside(%x: tensor<4x8xf32>, %w1: tensor<8x8xf32> {ckpt.param},
+                       %w2: tensor<8x8xf32> {ckpt.param}) -> tensor<f32> {
+  %y = ckpt.checkpoint(%in = %x, %a = %w1, %b = %w2)
+      : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32> {
+    %h = ckpt.linear %in, %a {ckpt.keep} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %g = ckpt.gelu %h : tensor<4x8xf32>
+    %o = ckpt.linear %g, %b : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    ckpt.yield %o : tensor<4x8xf32>
+  }
+  %l = ckpt.reduce_mean %y : tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
