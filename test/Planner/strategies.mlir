@@ -2,7 +2,7 @@
 // strategy records itself as ckpt.plan.
 // RUN: ckpt-opt %s --ckpt-autodiff=keep-forward=false --ckpt-plan=strategy=none | FileCheck %s --check-prefix=NONE
 // RUN: ckpt-opt %s --ckpt-autodiff=keep-forward=false --ckpt-plan | FileCheck %s --check-prefix=MANUAL
-// RUN: ckpt-opt %s --ckpt-autodiff=keep-forward=false --ckpt-plan=strategy=uniform -verify-diagnostics | FileCheck %s --check-prefix=UNIFORM
+// RUN: ckpt-opt %s --ckpt-autodiff=keep-forward=false --ckpt-plan="strategy=uniform remarks=1" -verify-diagnostics | FileCheck %s --check-prefix=UNIFORM
 // RUN: ckpt-opt %s --ckpt-autodiff=keep-forward=false --ckpt-plan="strategy=uniform stages-per-segment=2" | FileCheck %s --check-prefix=PAIRS
 
 // none: the user's segment is gone and its ops stay in place.

@@ -47,9 +47,11 @@ static std::string whyNotSegmentable(Operation *op) {
 
 /// One segment per group of consecutive stages (first and last stage of
 /// each); ops that may not be recomputed split a segment and stay outside
-/// it.
+/// it, with a remark. With `describe`, a remark per segment names its
+/// stages.
 static void planStageGroups(ArrayRef<Stage> stages,
-                            ArrayRef<std::pair<size_t, size_t>> groups) {
+                            ArrayRef<std::pair<size_t, size_t>> groups,
+                            bool describe) {
   SmallVector<std::pair<SmallVector<Operation *>, std::string>> runs;
   for (auto [first, last] : groups) {
     std::string name =
@@ -72,9 +74,10 @@ static void planStageGroups(ArrayRef<Stage> stages,
   llvm::erase_if(runs, [](auto &run) { return run.first.empty(); });
   for (auto [index, run] : llvm::enumerate(runs)) {
     CheckpointOp segment = wrapInSegment(run.first);
-    segment->emitRemark() << "segment " << index << " of " << runs.size()
-                          << ": " << run.second << ", " << run.first.size()
-                          << " ops";
+    if (describe)
+      segment->emitRemark()
+          << "segment " << index << " of " << runs.size() << ": " << run.second
+          << ", " << run.first.size() << " ops";
   }
 }
 
@@ -204,7 +207,7 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
         // selective segments like uniform and keeps expensive results.
         if (failed(groups))
           return failure();
-        planStageGroups(stages, *groups);
+        planStageGroups(stages, *groups, remarks);
       }
     }
     step->setAttr(CkptDialect::kPlanAttrName,
@@ -240,12 +243,13 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
       if (failed(peak))
         return failure();
       if (peak->bytes <= *budgetBytes) {
-        step.emitRemark() << "strategy 'selective': simulated peak "
-                          << formatBytes(peak->bytes)
-                          << " within the budget of "
-                          << formatBytes(*budgetBytes) << ", keeping "
-                          << expensive->size() - dropped << " of "
-                          << expensive->size() << " expensive results";
+        if (remarks)
+          step.emitRemark()
+              << "strategy 'selective': simulated peak "
+              << formatBytes(peak->bytes) << " within the budget of "
+              << formatBytes(*budgetBytes) << ", keeping "
+              << expensive->size() - dropped << " of " << expensive->size()
+              << " expensive results";
         return success();
       }
       smallest = std::min(smallest, peak->bytes);
@@ -268,9 +272,10 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
              << formatBytes(*budgetBytes)
              << "; the smallest budget this strategy meets is " << peak->bytes
              << " B";
-    step.emitRemark() << "strategy '" << strategy << "': simulated peak "
-                      << formatBytes(peak->bytes) << " within the budget of "
-                      << formatBytes(*budgetBytes);
+    if (remarks)
+      step.emitRemark() << "strategy '" << strategy << "': simulated peak "
+                        << formatBytes(peak->bytes) << " within the budget of "
+                        << formatBytes(*budgetBytes);
     return success();
   }
 

@@ -106,7 +106,7 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       stack — and makes one segment of every `stages-per-segment`
       consecutive stages (user segments are replaced). Ops that cannot be
       recomputed stay outside segments, so their results are kept, and a
-      remark at each names why. One remark per segment names its stages.
+      remark at each names why.
     - `sqrt`: about sqrt(n) segments of consecutive stages with equal
       forward FLOPs (Chen et al. 2016), otherwise as `uniform`.
     - `selective`: segments as `uniform`, and inside them the results of
@@ -119,8 +119,9 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
 
     With `budget` (bytes: `24GiB`, `512MiB`, `800MB`, `1.5e9`), the plan's
     simulated peak (the memory simulator on the step with the plan
-    materialised) must fit: a remark gives the peak when it does, and an
-    error names the smallest budget the strategy meets when it does not.
+    materialised) must fit: an error names the smallest budget the
+    strategy meets when it does not. With `remarks`, a remark gives the
+    peak when it fits, and one remark per segment names its stages.
     A budget that is not a positive byte count is an error.
 
     The step records its strategy as `ckpt.plan`. Planning a step that
@@ -139,7 +140,10 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
     Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
            /*default=*/"64",
            "Selective keeps results that cost more FLOPs per element than "
-           "this">
+           "this">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Also emit a remark per planned segment (its stages) and one with "
+           "the plan's simulated peak under the budget">
   ];
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
