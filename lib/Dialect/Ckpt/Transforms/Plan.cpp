@@ -1,25 +1,20 @@
 //===- Plan.cpp - choose what training steps recompute --------------------===//
 //
-// Writes each training step's plan as checkpoint segments, by strategy:
-// the user's segments (manual), none, uniform groups of stages, or about
-// sqrt(n) groups of equal forward FLOPs; with a budget, checks the plan's
-// simulated peak against it.
+// Writes each training step's plan with a strategy (Planner/Strategies.h);
+// with a budget, checks the plan's simulated peak against it, and lets
+// selective give up kept results until the plan fits.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
-#include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Planner/Budget.h"
 #include "ckpt/Planner/Recompute.h"
-#include "ckpt/Planner/Segments.h"
+#include "ckpt/Planner/Strategies.h"
 
 #include "mlir/IR/BuiltinOps.h"
-
-#include <cmath>
-#include <numeric>
 
 namespace ckpt {
 #define GEN_PASS_DEF_CKPTPLANPASS
@@ -29,131 +24,6 @@ namespace ckpt {
 using namespace mlir;
 using namespace ckpt;
 
-/// Ops a strategy may put in a segment: recomputable, and exchanging only
-/// tensors and random state with the rest of the step. Empty when it may,
-/// else why not.
-static std::string whyNotSegmentable(Operation *op) {
-  std::string reason = whyNotRecomputable(op);
-  if (!reason.empty())
-    return reason;
-  auto isSegmentValue = [](Type type) {
-    return isa<RankedTensorType, RngType>(type);
-  };
-  if (!llvm::all_of(op->getOperandTypes(), isSegmentValue) ||
-      !llvm::all_of(op->getResultTypes(), isSegmentValue))
-    return "takes or makes values other than tensors and random state";
-  return "";
-}
-
-/// One segment per group of consecutive stages (first and last stage of
-/// each); ops that may not be recomputed split a segment and stay outside
-/// it, with a remark. With `describe`, a remark per segment names its
-/// stages.
-static void planStageGroups(ArrayRef<Stage> stages,
-                            ArrayRef<std::pair<size_t, size_t>> groups,
-                            bool describe) {
-  SmallVector<std::pair<SmallVector<Operation *>, std::string>> runs;
-  for (auto [first, last] : groups) {
-    std::string name =
-        first == last ? ("stage " + Twine(first)).str()
-                      : ("stages " + Twine(first) + " to " + Twine(last)).str();
-    runs.push_back({{}, name});
-    for (size_t stage = first; stage <= last; ++stage)
-      for (Operation *op : stages[stage].ops) {
-        std::string reason = whyNotSegmentable(op);
-        if (reason.empty()) {
-          runs.back().first.push_back(op);
-          continue;
-        }
-        op->emitRemark() << "kept outside the segment of " << name << ": it "
-                         << reason;
-        if (!runs.back().first.empty())
-          runs.push_back({{}, name});
-      }
-  }
-  llvm::erase_if(runs, [](auto &run) { return run.first.empty(); });
-  for (auto [index, run] : llvm::enumerate(runs)) {
-    CheckpointOp segment = wrapInSegment(run.first);
-    if (describe)
-      segment->emitRemark()
-          << "segment " << index << " of " << runs.size() << ": " << run.second
-          << ", " << run.first.size() << " ops";
-  }
-}
-
-/// Groups of `size` consecutive stages.
-static SmallVector<std::pair<size_t, size_t>> uniformGroups(size_t stages,
-                                                            size_t size) {
-  SmallVector<std::pair<size_t, size_t>> groups;
-  for (size_t first = 0; first < stages; first += size)
-    groups.push_back({first, std::min(first + size, stages) - 1});
-  return groups;
-}
-
-/// About sqrt(n) groups of consecutive stages with equal forward FLOPs
-/// (Chen et al. 2016): group k ends at the stage boundary nearest to k
-/// shares of the total.
-static FailureOr<SmallVector<std::pair<size_t, size_t>>>
-sqrtGroups(ArrayRef<Stage> stages) {
-  SmallVector<uint64_t> flops;
-  for (const Stage &stage : stages) {
-    uint64_t total = 0;
-    for (Operation *op : stage.ops) {
-      auto cost = dyn_cast<CostOpInterface>(op);
-      if (!cost)
-        continue;
-      if (failed(verifyStaticSizes(cost)))
-        return failure();
-      total += cost.getFlops();
-    }
-    flops.push_back(total);
-  }
-  size_t count = std::max<size_t>(
-      1, static_cast<size_t>(std::lround(std::sqrt(stages.size()))));
-  double share = static_cast<double>(
-                     std::accumulate(flops.begin(), flops.end(), uint64_t(0))) /
-                 count;
-  SmallVector<std::pair<size_t, size_t>> groups;
-  double sofar = 0;
-  size_t first = 0;
-  for (size_t stage = 0; stage < stages.size(); ++stage) {
-    sofar += flops[stage];
-    // Close the group at the stage boundary nearest to its share.
-    double target = share * (groups.size() + 1);
-    bool last = stage + 1 == stages.size();
-    bool nearest = !last && std::abs(sofar - target) <=
-                                std::abs(sofar + flops[stage + 1] - target);
-    if (last || (groups.size() + 1 < count && nearest)) {
-      groups.push_back({first, stage});
-      first = stage + 1;
-    }
-  }
-  return groups;
-}
-
-/// The ops in segments whose results cost more than `threshold` FLOPs per
-/// element to make again (matrix products): selective keeps their results.
-static FailureOr<SmallVector<Operation *>>
-findExpensiveOps(func::FuncOp step, unsigned threshold) {
-  SmallVector<Operation *> expensive;
-  WalkResult walk = step.walk([&](CostOpInterface op) {
-    if (!op->getParentOfType<CheckpointOp>())
-      return WalkResult::advance();
-    if (failed(verifyStaticSizes(op)))
-      return WalkResult::interrupt();
-    uint64_t elements = 0;
-    for (Type type : op->getResultTypes())
-      if (auto shaped = dyn_cast<ShapedType>(type))
-        elements += getStaticElementCount(shaped).value_or(0);
-    if (elements && op.getFlops() > uint64_t(threshold) * elements)
-      expensive.push_back(op);
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-  return expensive;
-}
-
 namespace {
 
 struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
@@ -161,15 +31,9 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!llvm::is_contained({"manual", "none", "uniform", "sqrt", "selective"},
-                            StringRef(strategy))) {
-      module.emitError() << "unknown planning strategy '" << strategy
-                         << "'; expected manual, none, uniform, sqrt or "
-                            "selective";
-      return signalPassFailure();
-    }
-    if (stagesPerSegment == 0) {
-      module.emitError() << "stages-per-segment must be at least 1";
+    options = {strategy, stagesPerSegment, selectiveThreshold, remarks};
+    if (std::string error = checkStrategyOptions(options); !error.empty()) {
+      module.emitError() << error;
       return signalPassFailure();
     }
     if (!budget.empty()) {
@@ -182,113 +46,49 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
     }
     for (auto step : module.getOps<func::FuncOp>())
       if (step->hasAttr(CkptDialect::kTrainingStepAttrName) &&
-          failed(plan(step)))
+          (failed(applyStrategy(step, options)) ||
+           (budgetBytes && failed(fitBudget(step)))))
         return signalPassFailure();
   }
 
-  LogicalResult plan(func::FuncOp step) {
-    if (!step.getOps<RecomputeOp>().empty())
-      return step.emitOpError()
-             << "already has recompute regions; plan it before "
-                "--ckpt-insert-recompute";
-    if (strategy == "manual") {
-      bool recomputable = true;
-      for (auto segment : step.getOps<CheckpointOp>())
-        recomputable &= succeeded(verifyRecomputable(segment));
-      if (!recomputable)
-        return failure();
-    } else {
-      inlineAllSegments(step);
-      if (strategy != "none") {
-        SmallVector<Stage> stages = findStages(step);
-        FailureOr<SmallVector<std::pair<size_t, size_t>>> groups =
-            strategy == "sqrt" ? sqrtGroups(stages)
-                               : uniformGroups(stages.size(), stagesPerSegment);
-        // selective segments like uniform and keeps expensive results.
-        if (failed(groups))
-          return failure();
-        planStageGroups(stages, *groups, remarks);
-      }
-    }
-    step->setAttr(CkptDialect::kPlanAttrName,
-                  StringAttr::get(step.getContext(), strategy));
+  /// The plan's simulated peak must fit the budget. Selective gives up
+  /// kept results, cheapest to recompute per byte first (a greedy
+  /// knapsack), simulating after each; every other strategy makes one
+  /// plan, so its peak is the smallest budget it meets.
+  LogicalResult fitBudget(func::FuncOp step) {
+    SmallVector<Operation *> kept;
     if (strategy == "selective")
-      return planSelective(step);
-    return budgetBytes ? checkBudget(step) : success();
-  }
-
-  /// Marks the expensive ops' results kept. Under a budget the plan gives
-  /// up the keeps that save the most bytes per FLOP of recomputation first
-  /// (a greedy knapsack), simulating after each, until the plan fits.
-  LogicalResult planSelective(func::FuncOp step) {
-    FailureOr<SmallVector<Operation *>> expensive =
-        findExpensiveOps(step, selectiveThreshold);
-    if (failed(expensive))
-      return failure();
-    for (Operation *op : *expensive)
-      op->setAttr(CkptDialect::kKeepAttrName, UnitAttr::get(op->getContext()));
-    if (!budgetBytes)
-      return success();
-    auto cost = [](Operation *op) {
-      uint64_t bytes = getTotalTensorBytes(op->getResultTypes());
-      return static_cast<double>(cast<CostOpInterface>(op).getFlops()) /
-             std::max<uint64_t>(bytes, 1);
-    };
-    llvm::stable_sort(*expensive, [&](Operation *a, Operation *b) {
-      return cost(a) < cost(b);
-    });
+      kept = getKeptOpsByGain(step);
     uint64_t smallest = UINT64_MAX;
     for (size_t dropped = 0;; ++dropped) {
       FailureOr<MemoryPeak> peak = simulatePlan(step);
       if (failed(peak))
         return failure();
       if (peak->bytes <= *budgetBytes) {
-        if (remarks)
-          step.emitRemark()
-              << "strategy 'selective': simulated peak "
-              << formatBytes(peak->bytes) << " within the budget of "
-              << formatBytes(*budgetBytes) << ", keeping "
-              << expensive->size() - dropped << " of " << expensive->size()
-              << " expensive results";
+        if (remarks) {
+          InFlightDiagnostic remark = step.emitRemark();
+          remark << "strategy '" << strategy << "': simulated peak "
+                 << formatBytes(peak->bytes) << " within the budget of "
+                 << formatBytes(*budgetBytes);
+          if (!kept.empty() || dropped)
+            remark << ", keeping " << kept.size() - dropped << " of "
+                   << kept.size() << " expensive results";
+        }
         return success();
       }
       smallest = std::min(smallest, peak->bytes);
-      if (dropped == expensive->size())
-        return budgetError(step, *peak, smallest);
-      (*expensive)[dropped]->removeAttr(CkptDialect::kKeepAttrName);
+      if (dropped == kept.size())
+        return step.emitOpError()
+               << "strategy '" << strategy << "' plans a simulated peak of "
+               << formatBytes(peak->bytes) << ", above the budget of "
+               << formatBytes(*budgetBytes)
+               << "; the smallest budget this strategy meets is " << smallest
+               << " B";
+      kept[dropped]->removeAttr(CkptDialect::kKeepAttrName);
     }
   }
 
-  /// The plan's simulated peak must fit the budget. Each strategy here
-  /// makes one plan, so its peak is the smallest budget it can meet.
-  LogicalResult checkBudget(func::FuncOp step) {
-    FailureOr<MemoryPeak> peak = simulatePlan(step);
-    if (failed(peak))
-      return failure();
-    if (peak->bytes > *budgetBytes)
-      return step.emitOpError()
-             << "strategy '" << strategy << "' plans a simulated peak of "
-             << formatBytes(peak->bytes) << ", above the budget of "
-             << formatBytes(*budgetBytes)
-             << "; the smallest budget this strategy meets is " << peak->bytes
-             << " B";
-    if (remarks)
-      step.emitRemark() << "strategy '" << strategy << "': simulated peak "
-                        << formatBytes(peak->bytes) << " within the budget of "
-                        << formatBytes(*budgetBytes);
-    return success();
-  }
-
-  LogicalResult budgetError(func::FuncOp step, const MemoryPeak &peak,
-                            uint64_t smallest) {
-    return step.emitOpError()
-           << "strategy '" << strategy << "' plans a simulated peak of "
-           << formatBytes(peak.bytes) << ", above the budget of "
-           << formatBytes(*budgetBytes)
-           << "; the smallest budget this strategy meets is " << smallest
-           << " B";
-  }
-
+  StrategyOptions options;
   std::optional<uint64_t> budgetBytes;
 };
 

@@ -1,0 +1,46 @@
+//===- Strategies.h - plans written as checkpoint segments ----------------===//
+//
+// Each strategy writes one plan on a training step as checkpoint segments
+// (and `ckpt.keep` marks); ckpt-plan and ckpt-sweep run them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_PLANNER_STRATEGIES_H
+#define CKPT_PLANNER_STRATEGIES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <string>
+
+namespace ckpt {
+
+struct StrategyOptions {
+  /// manual, none, uniform, sqrt or selective.
+  std::string strategy = "manual";
+  /// Stages per segment of uniform and selective.
+  unsigned stagesPerSegment = 1;
+  /// Selective keeps results costing more FLOPs per element than this.
+  unsigned selectiveThreshold = 64;
+  /// Emit a remark per planned segment naming its stages.
+  bool describe = false;
+};
+
+/// Why `options` are invalid, or an empty string.
+std::string checkStrategyOptions(const StrategyOptions &options);
+
+/// Writes the strategy's plan on `step` and records it as `ckpt.plan`:
+/// manual checks the user's segments, none removes them, uniform and sqrt
+/// replace them with segments of stages (ops that may not be recomputed
+/// stay outside, with a remark), selective also marks the results of
+/// expensive ops `ckpt.keep`.
+mlir::LogicalResult applyStrategy(mlir::func::FuncOp step,
+                                  const StrategyOptions &options);
+
+/// The ops of `step` marked `ckpt.keep`, those whose results are cheapest
+/// to make again per byte first: the order in which a budget gives them
+/// up.
+llvm::SmallVector<mlir::Operation *> getKeptOpsByGain(mlir::func::FuncOp step);
+
+} // namespace ckpt
+
+#endif // CKPT_PLANNER_STRATEGIES_H

@@ -1,0 +1,212 @@
+//===- Strategies.cpp - plans written as checkpoint segments --------------===//
+//
+// The strategies that do not search: the user's segments, none, uniform
+// groups of stages, about sqrt(n) groups of equal forward FLOPs, and
+// selective (uniform segments with expensive results kept).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Planner/Strategies.h"
+
+#include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
+#include "ckpt/Planner/Segments.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+using namespace ckpt;
+
+/// Ops a strategy may put in a segment: recomputable, and exchanging only
+/// tensors and random state with the rest of the step. Empty when it may,
+/// else why not.
+static std::string whyNotSegmentable(Operation *op) {
+  std::string reason = whyNotRecomputable(op);
+  if (!reason.empty())
+    return reason;
+  auto isSegmentValue = [](Type type) {
+    return isa<RankedTensorType, RngType>(type);
+  };
+  if (!llvm::all_of(op->getOperandTypes(), isSegmentValue) ||
+      !llvm::all_of(op->getResultTypes(), isSegmentValue))
+    return "takes or makes values other than tensors and random state";
+  return "";
+}
+
+/// One segment per group of consecutive stages (first and last stage of
+/// each); ops that may not be recomputed split a segment and stay outside
+/// it, with a remark. With `describe`, a remark per segment names its
+/// stages.
+static void planStageGroups(ArrayRef<Stage> stages,
+                            ArrayRef<std::pair<size_t, size_t>> groups,
+                            bool describe) {
+  SmallVector<std::pair<SmallVector<Operation *>, std::string>> runs;
+  for (auto [first, last] : groups) {
+    std::string name =
+        first == last ? ("stage " + Twine(first)).str()
+                      : ("stages " + Twine(first) + " to " + Twine(last)).str();
+    runs.push_back({{}, name});
+    for (size_t stage = first; stage <= last; ++stage)
+      for (Operation *op : stages[stage].ops) {
+        std::string reason = whyNotSegmentable(op);
+        if (reason.empty()) {
+          runs.back().first.push_back(op);
+          continue;
+        }
+        op->emitRemark() << "kept outside the segment of " << name << ": it "
+                         << reason;
+        if (!runs.back().first.empty())
+          runs.push_back({{}, name});
+      }
+  }
+  llvm::erase_if(runs, [](auto &run) { return run.first.empty(); });
+  for (auto [index, run] : llvm::enumerate(runs)) {
+    CheckpointOp segment = wrapInSegment(run.first);
+    if (describe)
+      segment->emitRemark()
+          << "segment " << index << " of " << runs.size() << ": " << run.second
+          << ", " << run.first.size() << " ops";
+  }
+}
+
+/// Groups of `size` consecutive stages.
+static SmallVector<std::pair<size_t, size_t>> uniformGroups(size_t stages,
+                                                            size_t size) {
+  SmallVector<std::pair<size_t, size_t>> groups;
+  for (size_t first = 0; first < stages; first += size)
+    groups.push_back({first, std::min(first + size, stages) - 1});
+  return groups;
+}
+
+/// About sqrt(n) groups of consecutive stages with equal forward FLOPs
+/// (Chen et al. 2016): group k ends at the stage boundary nearest to k
+/// shares of the total.
+static FailureOr<SmallVector<std::pair<size_t, size_t>>>
+sqrtGroups(ArrayRef<Stage> stages) {
+  SmallVector<uint64_t> flops;
+  for (const Stage &stage : stages) {
+    uint64_t total = 0;
+    for (Operation *op : stage.ops) {
+      auto cost = dyn_cast<CostOpInterface>(op);
+      if (!cost)
+        continue;
+      if (failed(verifyStaticSizes(cost)))
+        return failure();
+      total += cost.getFlops();
+    }
+    flops.push_back(total);
+  }
+  size_t count = std::max<size_t>(
+      1, static_cast<size_t>(std::lround(std::sqrt(stages.size()))));
+  double share = static_cast<double>(
+                     std::accumulate(flops.begin(), flops.end(), uint64_t(0))) /
+                 count;
+  SmallVector<std::pair<size_t, size_t>> groups;
+  double sofar = 0;
+  size_t first = 0;
+  for (size_t stage = 0; stage < stages.size(); ++stage) {
+    sofar += flops[stage];
+    // Close the group at the stage boundary nearest to its share.
+    double target = share * (groups.size() + 1);
+    bool last = stage + 1 == stages.size();
+    bool nearest = !last && std::abs(sofar - target) <=
+                                std::abs(sofar + flops[stage + 1] - target);
+    if (last || (groups.size() + 1 < count && nearest)) {
+      groups.push_back({first, stage});
+      first = stage + 1;
+    }
+  }
+  return groups;
+}
+
+/// The ops in segments whose results cost more than `threshold` FLOPs per
+/// element to make again (matrix products): selective keeps their results.
+static FailureOr<SmallVector<Operation *>>
+findExpensiveOps(func::FuncOp step, unsigned threshold) {
+  SmallVector<Operation *> expensive;
+  WalkResult walk = step.walk([&](CostOpInterface op) {
+    if (!op->getParentOfType<CheckpointOp>())
+      return WalkResult::advance();
+    if (failed(verifyStaticSizes(op)))
+      return WalkResult::interrupt();
+    uint64_t elements = 0;
+    for (Type type : op->getResultTypes())
+      if (auto shaped = dyn_cast<ShapedType>(type))
+        elements += getStaticElementCount(shaped).value_or(0);
+    if (elements && op.getFlops() > uint64_t(threshold) * elements)
+      expensive.push_back(op);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return expensive;
+}
+
+std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
+  if (!llvm::is_contained({"manual", "none", "uniform", "sqrt", "selective"},
+                          StringRef(options.strategy)))
+    return "unknown planning strategy '" + options.strategy +
+           "'; expected manual, none, uniform, sqrt or selective";
+  if (options.stagesPerSegment == 0)
+    return "stages-per-segment must be at least 1";
+  return "";
+}
+
+LogicalResult ckpt::applyStrategy(func::FuncOp step,
+                                  const StrategyOptions &options) {
+  StringRef strategy = options.strategy;
+  if (!step.getOps<RecomputeOp>().empty())
+    return step.emitOpError()
+           << "already has recompute regions; plan it before "
+              "--ckpt-insert-recompute";
+  if (strategy == "manual") {
+    bool recomputable = true;
+    for (auto segment : step.getOps<CheckpointOp>())
+      recomputable &= succeeded(verifyRecomputable(segment));
+    if (!recomputable)
+      return failure();
+  } else {
+    inlineAllSegments(step);
+    if (strategy != "none") {
+      SmallVector<Stage> stages = findStages(step);
+      // selective segments like uniform, then keeps expensive results.
+      FailureOr<SmallVector<std::pair<size_t, size_t>>> groups =
+          strategy == "sqrt"
+              ? sqrtGroups(stages)
+              : uniformGroups(stages.size(), options.stagesPerSegment);
+      if (failed(groups))
+        return failure();
+      planStageGroups(stages, *groups, options.describe);
+    }
+  }
+  step->setAttr(CkptDialect::kPlanAttrName,
+                StringAttr::get(step.getContext(), strategy));
+  if (strategy != "selective")
+    return success();
+  FailureOr<SmallVector<Operation *>> expensive =
+      findExpensiveOps(step, options.selectiveThreshold);
+  if (failed(expensive))
+    return failure();
+  for (Operation *op : *expensive)
+    op->setAttr(CkptDialect::kKeepAttrName, UnitAttr::get(op->getContext()));
+  return success();
+}
+
+SmallVector<Operation *> ckpt::getKeptOpsByGain(func::FuncOp step) {
+  SmallVector<Operation *> kept;
+  step.walk([&](Operation *op) {
+    if (op->hasAttr(CkptDialect::kKeepAttrName) && isa<CostOpInterface>(op))
+      kept.push_back(op);
+  });
+  // FLOPs to make one byte again: the cheapest bytes to recompute first.
+  auto flopsPerByte = [](Operation *op) {
+    uint64_t bytes = getTotalTensorBytes(op->getResultTypes());
+    return static_cast<double>(cast<CostOpInterface>(op).getFlops()) /
+           std::max<uint64_t>(bytes, 1);
+  };
+  llvm::stable_sort(kept, [&](Operation *a, Operation *b) {
+    return flopsPerByte(a) < flopsPerByte(b);
+  });
+  return kept;
+}
