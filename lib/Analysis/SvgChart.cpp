@@ -11,6 +11,7 @@
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace ckpt;
 
@@ -46,13 +47,26 @@ void ckpt::writeByteChartSvg(llvm::raw_ostream &os, llvm::StringRef title,
                                      "#9467bd"};
   uint64_t most = 1;
   size_t steps = 2;
+  bool explicitX = false;
+  double lowX = INFINITY, highX = -INFINITY;
   for (const ChartSeries &line : series) {
     for (uint64_t value : line.bytes)
       most = std::max(most, value);
     steps = std::max(steps, line.bytes.size());
+    for (double value : line.x) {
+      explicitX = true;
+      lowX = std::min(lowX, value);
+      highX = std::max(highX, value);
+    }
   }
+  if (explicitX && highX <= lowX)
+    highX = lowX + 1;
   double plotWidth = width - left - right, plotHeight = height - top - bottom;
-  auto x = [&](size_t step) { return left + plotWidth * step / (steps - 1); };
+  auto xOf = [&](const ChartSeries &line, size_t step) {
+    double fraction = line.x.empty() ? static_cast<double>(step) / (steps - 1)
+                                     : (line.x[step] - lowX) / (highX - lowX);
+    return left + plotWidth * fraction;
+  };
   auto y = [&](uint64_t bytes) {
     return top + plotHeight * (1.0 - static_cast<double>(bytes) / most);
   };
@@ -74,6 +88,14 @@ void ckpt::writeByteChartSvg(llvm::raw_ostream &os, llvm::StringRef title,
                        "%.1f MiB</text>\n",
                        left - 6, at + 4, bytes / 1048576.0);
   }
+  if (explicitX)
+    for (int tick = 0; tick <= 5; ++tick) {
+      double value = lowX + (highX - lowX) * tick / 5;
+      os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" "
+                         "text-anchor=\"middle\">%.4g</text>\n",
+                         left + plotWidth * tick / 5, height - bottom + 16,
+                         value);
+    }
   os << llvm::format("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
                      left + plotWidth / 2, height - 12)
      << escapeXml(xLabel) << "</text>\n";
@@ -82,8 +104,13 @@ void ckpt::writeByteChartSvg(llvm::raw_ostream &os, llvm::StringRef title,
     os << "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" << color
        << "\" points=\"";
     for (auto [step, bytes] : llvm::enumerate(line.bytes))
-      os << llvm::format("%.1f,%.1f ", x(step), y(bytes));
+      os << llvm::format("%.1f,%.1f ", xOf(line, step), y(bytes));
     os << "\"/>\n";
+    if (!line.x.empty())
+      for (auto [step, bytes] : llvm::enumerate(line.bytes))
+        os << llvm::format("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+                           "fill=\"%s\"/>\n",
+                           xOf(line, step), y(bytes), color);
     double legendY = top + 14 + 16 * index;
     os << llvm::format("<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
                        "height=\"3\" fill=\"%s\"/>\n",

@@ -160,6 +160,19 @@ LogicalResult ckpt::materializePlan(func::FuncOp step) {
   return success();
 }
 
+FailureOr<PlanEvaluation> ckpt::evaluatePlan(func::FuncOp step) {
+  OwningOpRef<func::FuncOp> copy = step.clone();
+  if (failed(materializePlan(*copy)))
+    return failure();
+  FailureOr<MemoryPeak> peak = simulateMemory(*copy);
+  if (failed(peak))
+    return failure();
+  FailureOr<StepCost> cost = computeStepCost(*copy);
+  if (failed(cost))
+    return failure();
+  return PlanEvaluation{std::move(*peak), *cost};
+}
+
 FailureOr<MemoryPeak> ckpt::simulatePlan(func::FuncOp step) {
   OwningOpRef<func::FuncOp> copy = step.clone();
   if (failed(materializePlan(*copy)))

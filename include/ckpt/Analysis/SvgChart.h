@@ -18,12 +18,16 @@ namespace ckpt {
 
 struct ChartSeries {
   std::string name;
-  /// One value per step, in bytes.
+  /// One value per point, in bytes.
   llvm::SmallVector<uint64_t> bytes;
+  /// The x of each point; empty: the point's index.
+  llvm::SmallVector<double> x = {};
 };
 
-/// Writes a standalone SVG line chart: x is the step index (each series its
-/// own length), y the bytes in MiB from 0 to the largest value.
+/// Writes a standalone SVG line chart: y is the bytes in MiB from 0 to the
+/// largest value; x is the point index (each series its own length), or,
+/// when the series give x values, their range with labelled ticks and a
+/// dot on every point.
 void writeByteChartSvg(llvm::raw_ostream &os, llvm::StringRef title,
                        llvm::StringRef xLabel,
                        llvm::ArrayRef<ChartSeries> series);

@@ -10,6 +10,7 @@
 #define CKPT_PLANNER_RECOMPUTE_H
 
 #include "ckpt/Analysis/MemorySimulator.h"
+#include "ckpt/Analysis/StepCost.h"
 
 namespace ckpt {
 
@@ -24,6 +25,14 @@ mlir::LogicalResult materializePlan(mlir::func::FuncOp step);
 /// The simulated memory of `step` with its plan materialised, computed on
 /// a copy; `step` is unchanged.
 mlir::FailureOr<MemoryPeak> simulatePlan(mlir::func::FuncOp step);
+
+/// What a plan costs: its simulated memory and its FLOPs (recompute among
+/// them), computed on a materialised copy; `step` is unchanged.
+struct PlanEvaluation {
+  MemoryPeak peak;
+  StepCost cost;
+};
+mlir::FailureOr<PlanEvaluation> evaluatePlan(mlir::func::FuncOp step);
 
 } // namespace ckpt
 

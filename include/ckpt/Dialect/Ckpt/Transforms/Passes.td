@@ -173,6 +173,41 @@ def CkptInsertRecomputePass : Pass<"ckpt-insert-recompute", "::mlir::ModuleOp"> 
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
 
+def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
+  let summary = "Evaluates every plan of a strategy: simulated peak against recompute FLOPs";
+  let description = [{
+    For every training step, evaluates on copies (the IR is unchanged) the
+    plans a strategy can make:
+
+    - `uniform`: one segment per N stages, for every N from 1 to the number
+      of stages;
+    - `selective`: its kept results given up one at a time in the order a
+      budget gives them up, from all kept to none;
+    - `sqrt`, `none`, `manual`: their one plan.
+
+    Each plan gets its simulated peak (with and without the gradients the
+    step returns) and its recompute FLOPs (also in percent of one forward).
+    A plan is on the Pareto front when no other plan has both a lower or
+    equal peak and fewer or equal FLOPs, one of them strictly; for a budget
+    B, the cheapest front plan with a peak of at most B is the one to take.
+    Writes the points as JSON to `output` and, with `svg`, the front as an
+    SVG plot (peak over extra forward FLOPs).
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"uniform\"",
+           "Strategy whose plans to evaluate: uniform, selective, sqrt, none "
+           "or manual">,
+    Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
+           /*default=*/"64",
+           "Selective keeps results that cost more FLOPs per element than "
+           "this">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the JSON to ('-' for standard output)">,
+    Option<"svg", "svg", "std::string", /*default=*/"\"\"",
+           "Also plot the Pareto front as SVG to this file">
+  ];
+}
+
 def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
   let summary = "Reports saved tensors and the simulated memory peak of training steps";
   let description = [{

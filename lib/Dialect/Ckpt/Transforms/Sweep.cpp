@@ -1,0 +1,203 @@
+//===- Sweep.cpp - every plan of a strategy: peak against FLOPs -----------===//
+//
+// Applies a strategy's plans to copies of each training step, evaluates each
+// with the memory simulator and the cost model, marks the Pareto front and
+// writes the points as JSON (and the front as SVG). Read-only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+
+#include "ckpt/Analysis/SvgChart.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Planner/Recompute.h"
+#include "ckpt/Planner/Segments.h"
+#include "ckpt/Planner/Strategies.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace ckpt {
+#define GEN_PASS_DEF_CKPTSWEEPPASS
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h.inc"
+} // namespace ckpt
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+struct SweepPoint {
+  std::string setting;
+  uint64_t peak;
+  uint64_t peakWithoutGradients;
+  uint64_t recomputeFlops;
+  double recomputePercent;
+  bool pareto = false;
+};
+
+struct StepSweep {
+  std::string function;
+  SmallVector<SweepPoint> points;
+};
+
+struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    StrategyOptions options{strategy, 1, selectiveThreshold, false};
+    if (std::string error = checkStrategyOptions(options); !error.empty()) {
+      module.emitError() << error;
+      return signalPassFailure();
+    }
+    // Every plan would repeat the same remarks about ops kept outside.
+    ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &diag) {
+      return success(diag.getSeverity() == DiagnosticSeverity::Remark);
+    });
+    SmallVector<StepSweep> sweeps;
+    for (auto step : module.getOps<func::FuncOp>()) {
+      if (!step->hasAttr(CkptDialect::kTrainingStepAttrName))
+        continue;
+      FailureOr<StepSweep> sweep = sweepStep(step, options);
+      if (failed(sweep))
+        return signalPassFailure();
+      sweeps.push_back(std::move(*sweep));
+    }
+    if (sweeps.empty()) {
+      module.emitError("no training step to sweep; run ckpt-autodiff first");
+      return signalPassFailure();
+    }
+    if (failed(writeJson(module, sweeps)) ||
+        (!svg.empty() && failed(writeSvg(module, sweeps))))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  FailureOr<StepSweep> sweepStep(func::FuncOp step,
+                                 const StrategyOptions &options) {
+    StepSweep sweep{step.getSymName().str(), {}};
+    auto evaluate = [&](func::FuncOp planned,
+                        std::string setting) -> LogicalResult {
+      FailureOr<PlanEvaluation> result = evaluatePlan(planned);
+      if (failed(result))
+        return failure();
+      uint64_t forward = std::max<uint64_t>(result->cost.forward.flops, 1);
+      sweep.points.push_back({std::move(setting), result->peak.bytes,
+                              result->peak.bytesWithoutGradients,
+                              result->cost.recompute.flops,
+                              100.0 * result->cost.recompute.flops / forward});
+      return success();
+    };
+
+    if (strategy == "uniform") {
+      OwningOpRef<func::FuncOp> flat = step.clone();
+      inlineAllSegments(*flat);
+      size_t stages = findStages(*flat).size();
+      for (size_t size = 1; size <= stages; ++size) {
+        OwningOpRef<func::FuncOp> copy = step.clone();
+        StrategyOptions uniform = options;
+        uniform.stagesPerSegment = size;
+        if (failed(applyStrategy(*copy, uniform)) ||
+            failed(
+                evaluate(*copy, "stages-per-segment=" + std::to_string(size))))
+          return failure();
+      }
+    } else {
+      OwningOpRef<func::FuncOp> copy = step.clone();
+      if (failed(applyStrategy(*copy, options)))
+        return failure();
+      SmallVector<Operation *> kept = getKeptOpsByGain(*copy);
+      for (size_t dropped = 0; dropped <= kept.size(); ++dropped) {
+        std::string setting =
+            strategy == "selective"
+                ? "kept=" + std::to_string(kept.size() - dropped)
+                : strategy;
+        if (failed(evaluate(*copy, setting)))
+          return failure();
+        if (dropped < kept.size())
+          kept[dropped]->removeAttr(CkptDialect::kKeepAttrName);
+      }
+    }
+
+    // The front: by FLOPs, then peak; a point is on it when its peak is
+    // below every cheaper point's.
+    SmallVector<SweepPoint *> order = llvm::map_to_vector(
+        sweep.points, [](SweepPoint &point) { return &point; });
+    llvm::stable_sort(order, [](SweepPoint *a, SweepPoint *b) {
+      return std::tie(a->recomputeFlops, a->peak) <
+             std::tie(b->recomputeFlops, b->peak);
+    });
+    uint64_t lowest = UINT64_MAX;
+    for (SweepPoint *point : order)
+      if (point->peak < lowest) {
+        point->pareto = true;
+        lowest = point->peak;
+      }
+    return sweep;
+  }
+
+  LogicalResult writeJson(ModuleOp module, ArrayRef<StepSweep> sweeps) {
+    llvm::json::Array steps;
+    for (const StepSweep &sweep : sweeps) {
+      llvm::json::Array points;
+      for (const SweepPoint &point : sweep.points)
+        points.push_back(llvm::json::Object{
+            {"setting", point.setting},
+            {"peak_bytes", static_cast<int64_t>(point.peak)},
+            {"peak_bytes_without_gradients",
+             static_cast<int64_t>(point.peakWithoutGradients)},
+            {"recompute_flops", static_cast<int64_t>(point.recomputeFlops)},
+            {"recompute_percent_of_forward", point.recomputePercent},
+            {"pareto", point.pareto}});
+      steps.push_back(llvm::json::Object{{"function", sweep.function},
+                                         {"strategy", strategy.getValue()},
+                                         {"points", std::move(points)}});
+    }
+    return writeFile(module, output, "sweep", [&](raw_ostream &os) {
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(steps))) << "\n";
+    });
+  }
+
+  LogicalResult writeSvg(ModuleOp module, ArrayRef<StepSweep> sweeps) {
+    SmallVector<ChartSeries> series;
+    for (const StepSweep &sweep : sweeps) {
+      SmallVector<const SweepPoint *> front;
+      for (const SweepPoint &point : sweep.points)
+        if (point.pareto)
+          front.push_back(&point);
+      llvm::sort(front, [](const SweepPoint *a, const SweepPoint *b) {
+        return a->recomputePercent < b->recomputePercent;
+      });
+      ChartSeries line{"@" + sweep.function + " " + strategy.getValue() +
+                           " Pareto front",
+                       {},
+                       {}};
+      for (const SweepPoint *point : front) {
+        line.bytes.push_back(point->peak);
+        line.x.push_back(point->recomputePercent);
+      }
+      series.push_back(std::move(line));
+    }
+    return writeFile(module, svg, "sweep plot", [&](raw_ostream &os) {
+      writeByteChartSvg(os, "simulated peak per plan",
+                        "extra forward FLOPs (% of one forward)", series);
+    });
+  }
+
+  LogicalResult writeFile(ModuleOp module, StringRef path, StringRef what,
+                          llvm::function_ref<void(raw_ostream &)> write) {
+    std::string message;
+    std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
+    if (!file)
+      return module.emitError() << "cannot write the " << what << " to '"
+                                << path << "': " << message;
+    write(file->os());
+    file->keep();
+    return success();
+  }
+};
+
+} // namespace
