@@ -12,6 +12,7 @@
 #include "ckpt/Analysis/StepCost.h"
 #include "ckpt/Analysis/SvgChart.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 #include "ckpt/Planner/Recompute.h"
@@ -146,6 +147,46 @@ FailureOr<SmallVector<StageRow>> collectStages(func::FuncOp step) {
   return rows;
 }
 
+/// The value a checkpoint segment's result stands for: what its body
+/// yields, through nested segments; other values stand for themselves.
+Value getSegmentSource(Value value) {
+  while (auto segment = value.getDefiningOp<CheckpointOp>())
+    value = segment.getBodyBlock().getTerminator()->getOperand(
+        cast<OpResult>(value).getResultNumber());
+  return value;
+}
+
+/// Why a saved tensor is kept, or which segment recomputes it, by the plan
+/// rule (Planner/Segments.h) on the step as it is.
+std::string decideSavedTensor(func::FuncOp step, const SavedTensor &tensor) {
+  Value value = tensor.value;
+  if (isa<BlockArgument>(value))
+    return "kept: argument";
+  Operation *producer = tensor.producer;
+  auto segment = dyn_cast<CheckpointOp>(producer);
+  if (!segment) {
+    if (std::string why = whyNotRecomputable(producer); !why.empty())
+      return "kept: cannot be recomputed: it " + why;
+    bool boundary = llvm::any_of(value.getUsers(), [](Operation *user) {
+      return isa<CheckpointOp, RecomputeOp>(user);
+    });
+    if (boundary)
+      return "kept: segment input, recomputation starts from it";
+    return "kept: outside every segment";
+  }
+  Operation *maker = getSegmentSource(value).getDefiningOp();
+  bool readAfter = llvm::any_of(value.getUsers(), [&](Operation *user) {
+    return !isBackwardOp(user) && !isa<YieldOp>(user);
+  });
+  if (readAfter)
+    return "kept: segment output, a later forward op reads it";
+  if (maker && maker->hasAttr(CkptDialect::kKeepAttrName))
+    return "kept: selected (ckpt.keep)";
+  if (!maker)
+    return "kept: segment input, recomputation starts from it";
+  return "recomputed by the segment at " + locationText(segment.getLoc());
+}
+
 /// Everything the report says about one training step.
 struct StepReport {
   mutable func::FuncOp step;
@@ -157,14 +198,20 @@ struct StepReport {
   /// Names of values as the printer would write them (%12, %arg0).
   std::function<std::string(Value)> name;
 
+  /// The op that made the tensor (inside its segment, for a segment
+  /// result), or "argument N".
   std::string producerText(const SavedTensor &tensor) const {
-    if (!tensor.producer)
-      return "argument " +
-             std::to_string(cast<BlockArgument>(tensor.value).getArgNumber());
-    return tensor.producer->getName().getStringRef().str();
+    Value source = getSegmentSource(tensor.value);
+    if (auto arg = dyn_cast<BlockArgument>(source))
+      return arg.getOwner()->isEntryBlock() &&
+                     arg.getOwner()->getParentOp() == step
+                 ? "argument " + std::to_string(arg.getArgNumber())
+                 : "segment input";
+    return source.getDefiningOp()->getName().getStringRef().str();
   }
   Location locationOf(const SavedTensor &tensor) const {
-    return tensor.producer ? tensor.producer->getLoc() : step.getLoc();
+    Operation *source = getSegmentSource(tensor.value).getDefiningOp();
+    return source ? source->getLoc() : step.getLoc();
   }
   std::string strategy() const {
     auto plan = step->getAttrOfType<StringAttr>(CkptDialect::kPlanAttrName);
@@ -187,18 +234,20 @@ constexpr ValueKind kAllKinds[] = {ValueKind::Parameter, ValueKind::Activation,
 void printText(raw_ostream &os, const StepReport &report) {
   os << "training step @" << report.step.getSymName() << "\n";
   os << "saved tensors (forward values read by backward ops):\n";
-  os << llvm::format("  %-5s %-12s %-22s %-24s %-10s %-18s %-6s %s\n", "#",
-                     "kind", "producer", "location", "value", "shape", "dtype",
-                     "bytes");
+  os << llvm::format("  %-5s %-12s %-22s %-24s %-10s %-18s %-6s %-10s %s\n",
+                     "#", "kind", "producer", "location", "value", "shape",
+                     "dtype", "bytes", "decision");
   for (auto [index, tensor] : llvm::enumerate(report.saved.getSavedTensors()))
-    os << llvm::format("  %-5zu %-12s %-22s %-24s %-10s %-18s %-6s %llu\n",
-                       index + 1, getValueKindName(tensor.kind).str().c_str(),
-                       report.producerText(tensor).c_str(),
-                       locationText(report.locationOf(tensor)).c_str(),
-                       report.name(tensor.value).c_str(),
-                       shapeText(tensor.value.getType()).c_str(),
-                       elementText(tensor.value.getType()).c_str(),
-                       static_cast<unsigned long long>(tensor.bytes));
+    os << llvm::format(
+        "  %-5zu %-12s %-22s %-24s %-10s %-18s %-6s %-10llu %s\n", index + 1,
+        getValueKindName(tensor.kind).str().c_str(),
+        report.producerText(tensor).c_str(),
+        locationText(report.locationOf(tensor)).c_str(),
+        report.name(tensor.value).c_str(),
+        shapeText(tensor.value.getType()).c_str(),
+        elementText(tensor.value.getType()).c_str(),
+        static_cast<unsigned long long>(tensor.bytes),
+        decideSavedTensor(report.step, tensor).c_str());
   os << "totals:\n";
   for (ValueKind kind : kSavedKinds)
     os << "  saved " << getValueKindName(kind, /*plural=*/true) << ": "
@@ -297,6 +346,7 @@ llvm::json::Value toJson(const StepReport &report) {
         {"dtype", elementText(tensor.value.getType())},
         {"bytes", static_cast<int64_t>(tensor.bytes)},
         {"consumers", std::move(consumers)},
+        {"decision", decideSavedTensor(report.step, tensor)},
     });
   }
   llvm::json::Object totals;

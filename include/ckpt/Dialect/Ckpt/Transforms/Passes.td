@@ -213,7 +213,8 @@ def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
   let description = [{
     For every training step (`ckpt.training_step`), prints the saved
     tensors — forward values that backward ops read — with the op that
-    produced each, its location, shape, element type and bytes, the totals
+    produced each, its location, shape, element type, bytes and the plan's
+    decision (recomputed by which segment, or kept and why), the totals
     for activations and parameters, and the simulated peak memory with the
     program point where it occurs and its split into parameters,
     activations, gradients and temporaries (and the peak without the
