@@ -1,0 +1,106 @@
+//===- PlannerBench.cpp - time to plan and evaluate a training step -------===//
+//
+// What ckpt-plan and ckpt-sweep cost on the MLP stack's training step with a
+// growing number of blocks (5 ops per block): one strategy applied to a copy
+// of the step and its plan evaluated with the memory simulator (what a
+// budget check does), and the uniform sweep (one plan per stage count).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MlpStack.h"
+
+#include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+#include "ckpt/Planner/Recompute.h"
+#include "ckpt/Planner/Strategies.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <benchmark/benchmark.h>
+
+using namespace mlir;
+
+namespace {
+
+/// The training step of the `blocks`-block stack, in `module`.
+func::FuncOp buildStep(MLIRContext &context, OwningOpRef<ModuleOp> &module,
+                       int blocks) {
+  context
+      .loadDialect<ckpt::CkptDialect, func::FuncDialect, arith::ArithDialect>();
+  module = parseSourceString<ModuleOp>(ckpt::bench::mlpStack(blocks), &context);
+  PassManager pm(&context);
+  ckpt::CkptAutodiffPassOptions options;
+  options.keepForward = false;
+  pm.addPass(ckpt::createCkptAutodiffPass(options));
+  if (!module || failed(pm.run(*module)))
+    return nullptr;
+  return *(*module).getOps<func::FuncOp>().begin();
+}
+
+void BM_PlanAndEvaluate(benchmark::State &state, const char *strategy) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp step = buildStep(context, module, state.range(0));
+  if (!step) {
+    state.SkipWithError("the generated MLP stack does not differentiate");
+    return;
+  }
+  ckpt::StrategyOptions options;
+  options.strategy = strategy;
+  for (auto _ : state) {
+    OwningOpRef<func::FuncOp> copy = step.clone();
+    if (failed(ckpt::applyStrategy(*copy, options))) {
+      state.SkipWithError("planning failed");
+      return;
+    }
+    FailureOr<ckpt::MemoryPeak> peak = ckpt::simulatePlan(*copy);
+    benchmark::DoNotOptimize(peak->bytes);
+  }
+  state.counters["ops"] = 5.0 * state.range(0) + 1;
+}
+
+void BM_UniformSweep(benchmark::State &state) {
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp step = buildStep(context, module, state.range(0));
+  if (!step) {
+    state.SkipWithError("the generated MLP stack does not differentiate");
+    return;
+  }
+  // One plan per stage count, as ckpt-sweep{strategy=uniform} makes.
+  int64_t stages = state.range(0) + 1;
+  for (auto _ : state)
+    for (int64_t size = 1; size <= stages; ++size) {
+      OwningOpRef<func::FuncOp> copy = step.clone();
+      ckpt::StrategyOptions options;
+      options.strategy = "uniform";
+      options.stagesPerSegment = size;
+      (void)ckpt::applyStrategy(*copy, options);
+      FailureOr<ckpt::PlanEvaluation> result = ckpt::evaluatePlan(*copy);
+      benchmark::DoNotOptimize(result->peak.bytes);
+    }
+  state.counters["plans"] = static_cast<double>(stages);
+}
+
+} // namespace
+
+BENCHMARK_CAPTURE(BM_PlanAndEvaluate, uniform, "uniform")
+    ->Arg(12)
+    ->Arg(48)
+    ->Arg(192)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanAndEvaluate, sqrt, "sqrt")
+    ->Arg(12)
+    ->Arg(48)
+    ->Arg(192)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_PlanAndEvaluate, selective, "selective")
+    ->Arg(12)
+    ->Arg(48)
+    ->Arg(192)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_UniformSweep)->Arg(12)->Arg(48)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
