@@ -24,29 +24,35 @@ using namespace mlir;
 
 namespace {
 
-/// The training step of the `blocks`-block stack, in `module`.
-func::FuncOp buildStep(MLIRContext &context, OwningOpRef<ModuleOp> &module,
-                       int blocks) {
-  context
-      .loadDialect<ckpt::CkptDialect, func::FuncDialect, arith::ArithDialect>();
-  module = parseSourceString<ModuleOp>(ckpt::bench::mlpStack(blocks), &context);
-  PassManager pm(&context);
-  ckpt::CkptAutodiffPassOptions options;
-  options.keepForward = false;
-  pm.addPass(ckpt::createCkptAutodiffPass(options));
-  if (!module || failed(pm.run(*module)))
-    return nullptr;
-  return *(*module).getOps<func::FuncOp>().begin();
-}
+/// The training step of the benchmark's stack (blocks = the benchmark's
+/// argument); null, with the benchmark skipped, when it cannot be built.
+struct TrainingStep {
+  explicit TrainingStep(benchmark::State &state) {
+    context.loadDialect<ckpt::CkptDialect, func::FuncDialect,
+                        arith::ArithDialect>();
+    module = parseSourceString<ModuleOp>(ckpt::bench::mlpStack(state.range(0)),
+                                         &context);
+    PassManager pm(&context);
+    ckpt::CkptAutodiffPassOptions options;
+    options.keepForward = false;
+    pm.addPass(ckpt::createCkptAutodiffPass(options));
+    if (!module || failed(pm.run(*module))) {
+      state.SkipWithError("the generated MLP stack does not differentiate");
+      return;
+    }
+    step = *(*module).getOps<func::FuncOp>().begin();
+  }
 
-void BM_PlanAndEvaluate(benchmark::State &state, const char *strategy) {
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
-  func::FuncOp step = buildStep(context, module, state.range(0));
-  if (!step) {
-    state.SkipWithError("the generated MLP stack does not differentiate");
+  func::FuncOp step;
+};
+
+void BM_PlanAndEvaluate(benchmark::State &state, const char *strategy) {
+  TrainingStep training(state);
+  func::FuncOp step = training.step;
+  if (!step)
     return;
-  }
   ckpt::StrategyOptions options;
   options.strategy = strategy;
   for (auto _ : state) {
@@ -62,13 +68,10 @@ void BM_PlanAndEvaluate(benchmark::State &state, const char *strategy) {
 }
 
 void BM_UniformSweep(benchmark::State &state) {
-  MLIRContext context;
-  OwningOpRef<ModuleOp> module;
-  func::FuncOp step = buildStep(context, module, state.range(0));
-  if (!step) {
-    state.SkipWithError("the generated MLP stack does not differentiate");
+  TrainingStep training(state);
+  func::FuncOp step = training.step;
+  if (!step)
     return;
-  }
   // One plan per stage count, as ckpt-sweep{strategy=uniform} makes.
   int64_t stages = state.range(0) + 1;
   for (auto _ : state)
