@@ -61,8 +61,8 @@ void BM_PlanAndEvaluate(benchmark::State &state, const char *strategy) {
       state.SkipWithError("planning failed");
       return;
     }
-    FailureOr<ckpt::MemoryPeak> peak = ckpt::simulatePlan(*copy);
-    benchmark::DoNotOptimize(peak->bytes);
+    FailureOr<ckpt::PlanEvaluation> result = ckpt::evaluatePlan(*copy);
+    benchmark::DoNotOptimize(result->peak.bytes);
   }
   state.counters["ops"] = 5.0 * state.range(0) + 1;
 }

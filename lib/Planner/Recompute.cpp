@@ -25,6 +25,8 @@ namespace {
 struct FlatSegment {
   Location loc;
   llvm::SmallPtrSet<Operation *, 16> ops;
+  /// The ops that flattening puts in the step's block, in program order.
+  SmallVector<Operation *> topLevel;
   /// The ops among `ops` marked `ckpt.keep`: their results are kept, and
   /// recomputation starts from them.
   llvm::SmallPtrSet<Operation *, 4> kept;
@@ -41,11 +43,13 @@ SmallVector<FlatSegment, 4> flattenSegments(func::FuncOp step) {
   SmallVector<FlatSegment, 4> segments;
   step.walk([&](CheckpointOp segment) {
     FlatSegment &flat =
-        segments.emplace_back(FlatSegment{segment.getLoc(), {}, {}});
+        segments.emplace_back(FlatSegment{segment.getLoc(), {}, {}, {}});
     segment.getBody().walk([&](Operation *op) {
       if (isa<CheckpointOp, YieldOp>(op))
         return;
       flat.ops.insert(op);
+      if (isa<CheckpointOp>(op->getParentOp()))
+        flat.topLevel.push_back(op);
       if (op->hasAttr(CkptDialect::kKeepAttrName))
         flat.kept.insert(op);
     });
@@ -71,10 +75,10 @@ void insertRecompute(func::FuncOp step, const FlatSegment &segment) {
   // reading one of them.
   llvm::SetVector<Value> recomputed;
   Operation *firstReader = nullptr;
-  for (Operation &op : entry) {
-    if (!segment.ops.contains(&op) || segment.kept.contains(&op))
+  for (Operation *op : segment.topLevel) {
+    if (segment.kept.contains(op))
       continue;
-    for (Value result : op.getResults()) {
+    for (Value result : op->getResults()) {
       if (llvm::any_of(result.getUses(), isOutsideForwardUse))
         continue;
       for (Operation *user : result.getUsers()) {
@@ -104,11 +108,11 @@ void insertRecompute(func::FuncOp step, const FlatSegment &segment) {
   }
   SmallVector<Operation *> slice;
   llvm::SetVector<Value> inputs;
-  for (Operation &op : entry) {
-    if (!needed.contains(&op))
+  for (Operation *op : segment.topLevel) {
+    if (!needed.contains(op))
       continue;
-    slice.push_back(&op);
-    op.walk([&](Operation *nested) {
+    slice.push_back(op);
+    op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (!producer || !segment.ops.contains(producer) ||
@@ -171,11 +175,4 @@ FailureOr<PlanEvaluation> ckpt::evaluatePlan(func::FuncOp step) {
   if (failed(cost))
     return failure();
   return PlanEvaluation{std::move(*peak), *cost};
-}
-
-FailureOr<MemoryPeak> ckpt::simulatePlan(func::FuncOp step) {
-  OwningOpRef<func::FuncOp> copy = step.clone();
-  if (failed(materializePlan(*copy)))
-    return failure();
-  return simulateMemory(*copy);
 }

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <mutex>
+#include <unordered_map>
 
 namespace {
 
@@ -65,15 +66,20 @@ uint64_t getPeakExcluding(const std::vector<void *> &excluded) {
   // A block freed during the measurement may be reused by a later, excluded
   // block at the same address: only the last allocation at an excluded
   // address (still live at the end) is excluded.
-  std::vector<size_t> lastAllocation(excluded.size(), trace.size());
+  std::unordered_map<void *, size_t> lastAllocation;
+  for (void *pointer : excluded)
+    lastAllocation.emplace(pointer, trace.size());
   for (size_t i = 0; i < trace.size(); ++i)
-    for (size_t j = 0; j < excluded.size(); ++j)
-      if (trace[i].size > 0 && trace[i].pointer == excluded[j])
-        lastAllocation[j] = i;
-  std::sort(lastAllocation.begin(), lastAllocation.end());
+    if (trace[i].size > 0)
+      if (auto it = lastAllocation.find(trace[i].pointer);
+          it != lastAllocation.end())
+        it->second = i;
+  std::vector<bool> skip(trace.size() + 1, false);
+  for (const auto &entry : lastAllocation)
+    skip[entry.second] = true;
   int64_t now = 0, most = 0;
   for (size_t i = 0; i < trace.size(); ++i) {
-    if (std::binary_search(lastAllocation.begin(), lastAllocation.end(), i))
+    if (skip[i])
       continue;
     now += trace[i].size;
     most = std::max(most, now);

@@ -2,7 +2,7 @@
 //
 // The one consumer of the plan representation: turns a training step's
 // checkpoint segments into ckpt.recompute regions (ckpt-insert-recompute
-// runs it), and evaluates a plan by simulating its materialised copy.
+// runs it), and evaluates a plan on its materialised copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,10 +21,6 @@ namespace ckpt {
 /// within the segment. Segments are removed. Fails with errors at the ops
 /// that may not be recomputed, leaving `step` unchanged.
 mlir::LogicalResult materializePlan(mlir::func::FuncOp step);
-
-/// The simulated memory of `step` with its plan materialised, computed on
-/// a copy; `step` is unchanged.
-mlir::FailureOr<MemoryPeak> simulatePlan(mlir::func::FuncOp step);
 
 /// What a plan costs: its simulated memory and its FLOPs (recompute among
 /// them), computed on a materialised copy; `step` is unchanged.

@@ -61,16 +61,17 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
       kept = getKeptOpsByGain(step);
     uint64_t smallest = UINT64_MAX;
     for (size_t dropped = 0;; ++dropped) {
-      FailureOr<MemoryPeak> peak = simulatePlan(step);
-      if (failed(peak))
+      FailureOr<PlanEvaluation> plan = evaluatePlan(step);
+      if (failed(plan))
         return failure();
+      const MemoryPeak *peak = &plan->peak;
       if (peak->bytes <= *budgetBytes) {
         if (remarks) {
           InFlightDiagnostic remark = step.emitRemark();
           remark << "strategy '" << strategy << "': simulated peak "
                  << formatBytes(peak->bytes) << " within the budget of "
                  << formatBytes(*budgetBytes);
-          if (!kept.empty() || dropped)
+          if (!kept.empty())
             remark << ", keeping " << kept.size() - dropped << " of "
                    << kept.size() << " expensive results";
         }

@@ -435,29 +435,22 @@ void emitRemarks(const StepReport &report) {
          << report.recompute.size() << " segments";
 }
 
-/// The timelines of `step`: its plan materialised and everything kept while
-/// the plan is still segments, else the step as it is.
-FailureOr<SmallVector<ChartSeries>> collectTimelines(func::FuncOp step) {
+/// The timelines of a step: the report's own simulation (the step as it
+/// is, which keeps everything while the plan is still segments) and, in
+/// that case, the plan materialised.
+FailureOr<SmallVector<ChartSeries>> collectTimelines(const StepReport &report) {
+  func::FuncOp step = report.step;
   std::string name = ("@" + step.getSymName()).str();
-  if (step.getOps<CheckpointOp>().empty()) {
-    FailureOr<MemoryPeak> peak = simulateMemory(step);
-    if (failed(peak))
-      return failure();
-    return SmallVector<ChartSeries>{{name, std::move(peak->timeline)}};
-  }
-  FailureOr<MemoryPeak> planned = simulatePlan(step);
+  if (step.getOps<CheckpointOp>().empty())
+    return SmallVector<ChartSeries>{{name, report.peak.timeline}};
+  FailureOr<PlanEvaluation> planned = evaluatePlan(step);
   if (failed(planned))
-    return failure();
-  OwningOpRef<func::FuncOp> kept = step.clone();
-  inlineAllSegments(*kept);
-  FailureOr<MemoryPeak> none = simulateMemory(*kept);
-  if (failed(none))
     return failure();
   auto strategy = step->getAttrOfType<StringAttr>(CkptDialect::kPlanAttrName);
   return SmallVector<ChartSeries>{
-      {name + " keeping everything", std::move(none->timeline)},
+      {name + " keeping everything", report.peak.timeline},
       {name + " plan " + (strategy ? strategy.str() : std::string("manual")),
-       std::move(planned->timeline)}};
+       std::move(planned->peak.timeline)}};
 }
 
 struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
@@ -529,8 +522,7 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
     if (!timeline.empty()) {
       SmallVector<ChartSeries> series;
       for (const StepReport &report : reports) {
-        FailureOr<SmallVector<ChartSeries>> lines =
-            collectTimelines(report.step);
+        FailureOr<SmallVector<ChartSeries>> lines = collectTimelines(report);
         if (failed(lines))
           return signalPassFailure();
         llvm::append_range(series, *lines);
