@@ -37,6 +37,19 @@ LogicalResult ckpt::verifyRecomputable(CheckpointOp segment) {
   return success(recomputable);
 }
 
+std::string ckpt::whyNotSegmentable(Operation *op) {
+  std::string reason = whyNotRecomputable(op);
+  if (!reason.empty())
+    return reason;
+  auto isSegmentValue = [](Type type) {
+    return isa<RankedTensorType, RngType>(type);
+  };
+  if (!llvm::all_of(op->getOperandTypes(), isSegmentValue) ||
+      !llvm::all_of(op->getResultTypes(), isSegmentValue))
+    return "takes or makes values other than tensors and random state";
+  return "";
+}
+
 /// Whether `op` is one of `ops` or nested in one of them.
 static bool isWithin(Operation *op,
                      const llvm::SmallPtrSetImpl<Operation *> &ops) {

@@ -1,8 +1,9 @@
 //===- Strategies.cpp - plans written as checkpoint segments --------------===//
 //
-// The strategies that do not search: the user's segments, none, uniform
-// groups of stages, about sqrt(n) groups of equal forward FLOPs, and
-// selective (uniform segments with expensive results kept).
+// The user's segments, none, uniform groups of stages, about sqrt(n)
+// groups of equal forward FLOPs, selective (uniform segments with expensive
+// results kept), and dp, whose search is ChainDp.h's on the StepChain
+// model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,29 +11,14 @@
 
 #include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
-#include "ckpt/Planner/Segments.h"
+#include "ckpt/Planner/Recompute.h"
+#include "ckpt/Planner/StepChain.h"
 
 #include <cmath>
 #include <numeric>
 
 using namespace mlir;
 using namespace ckpt;
-
-/// Ops a strategy may put in a segment: recomputable, and exchanging only
-/// tensors and random state with the rest of the step. Empty when it may,
-/// else why not.
-static std::string whyNotSegmentable(Operation *op) {
-  std::string reason = whyNotRecomputable(op);
-  if (!reason.empty())
-    return reason;
-  auto isSegmentValue = [](Type type) {
-    return isa<RankedTensorType, RngType>(type);
-  };
-  if (!llvm::all_of(op->getOperandTypes(), isSegmentValue) ||
-      !llvm::all_of(op->getResultTypes(), isSegmentValue))
-    return "takes or makes values other than tensors and random state";
-  return "";
-}
 
 /// One segment per group of consecutive stages (first and last stage of
 /// each); ops that may not be recomputed split a segment and stay outside
@@ -143,11 +129,48 @@ findExpensiveOps(func::FuncOp step, unsigned threshold) {
   return expensive;
 }
 
+void ckpt::writeChainPlan(ArrayRef<Stage> stages, const ChainPlan &plan,
+                          bool describe) {
+  planStageGroups(stages, plan.segments, describe);
+}
+
+/// dp: the cheapest plan of the step's chain within the budget, or the
+/// smallest peak. The model is the simulator's, so the plan's simulated
+/// peak is the predicted one; a warning says when it is not.
+static LogicalResult planChain(func::FuncOp step,
+                               const StrategyOptions &options) {
+  FailureOr<std::unique_ptr<StepChain>> chain = StepChain::build(step);
+  if (failed(chain))
+    return failure();
+  SmallVector<ChainPlan> plans;
+  if (options.budget)
+    plans = findChainPlans(**chain, static_cast<int64_t>(*options.budget));
+  if (plans.empty())
+    plans = findChainPlans(**chain);
+  const ChainPlan &plan = plans.back();
+  writeChainPlan((*chain)->getStages(), plan, options.describe);
+  FailureOr<PlanEvaluation> simulated = evaluatePlan(step);
+  if (failed(simulated))
+    return failure();
+  if (static_cast<int64_t>(simulated->peak.bytes) != plan.peak)
+    step.emitWarning() << "dp predicted a peak of " << plan.peak
+                       << " B but the simulator finds "
+                       << simulated->peak.bytes
+                       << " B; the stage chain model is inexact here";
+  if (options.describe)
+    step.emitRemark() << "dp: " << plan.segments.size() << " segments over "
+                      << (*chain)->getStageCount() << " stages, peak "
+                      << formatBytes(static_cast<uint64_t>(plan.peak))
+                      << ", recompute " << plan.flops << " FLOPs";
+  return success();
+}
+
 std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
-  if (!llvm::is_contained({"manual", "none", "uniform", "sqrt", "selective"},
-                          StringRef(options.strategy)))
+  if (!llvm::is_contained(
+          {"manual", "none", "uniform", "sqrt", "selective", "dp"},
+          StringRef(options.strategy)))
     return "unknown planning strategy '" + options.strategy +
-           "'; expected manual, none, uniform, sqrt or selective";
+           "'; expected manual, none, uniform, sqrt, selective or dp";
   if (options.stagesPerSegment == 0)
     return "stages-per-segment must be at least 1";
   return "";
@@ -168,7 +191,10 @@ LogicalResult ckpt::applyStrategy(func::FuncOp step,
       return failure();
   } else {
     inlineAllSegments(step);
-    if (strategy != "none") {
+    if (strategy == "dp") {
+      if (failed(planChain(step, options)))
+        return failure();
+    } else if (strategy != "none") {
       SmallVector<Stage> stages = findStages(step);
       // selective segments like uniform, then keeps expensive results.
       FailureOr<SmallVector<std::pair<size_t, size_t>>> groups =

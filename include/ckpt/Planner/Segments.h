@@ -22,6 +22,11 @@ namespace ckpt {
 /// may not be recomputed, each with a note at the segment.
 mlir::LogicalResult verifyRecomputable(CheckpointOp segment);
 
+/// Whether an automatic strategy may put `op` in a segment: it may be
+/// recomputed and exchanges only tensors and random state with the rest of
+/// the step. Empty when it may, else why not.
+std::string whyNotSegmentable(mlir::Operation *op);
+
 /// Wraps `ops` — consecutive ops of one block, none of them a terminator —
 /// in a new segment: values they use from outside become its inputs, and
 /// their results used outside become its results.

@@ -8,14 +8,18 @@
 #ifndef CKPT_PLANNER_STRATEGIES_H
 #define CKPT_PLANNER_STRATEGIES_H
 
+#include "ckpt/Planner/ChainDp.h"
+#include "ckpt/Planner/Segments.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <optional>
 #include <string>
 
 namespace ckpt {
 
 struct StrategyOptions {
-  /// manual, none, uniform, sqrt or selective.
+  /// manual, none, uniform, sqrt, selective or dp.
   std::string strategy = "manual";
   /// Stages per segment of uniform and selective.
   unsigned stagesPerSegment = 1;
@@ -23,6 +27,8 @@ struct StrategyOptions {
   unsigned selectiveThreshold = 64;
   /// Emit a remark per planned segment naming its stages.
   bool describe = false;
+  /// The peak dp must fit, in bytes; without it dp plans the smallest peak.
+  std::optional<uint64_t> budget = std::nullopt;
 };
 
 /// Why `options` are invalid, or an empty string.
@@ -32,9 +38,16 @@ std::string checkStrategyOptions(const StrategyOptions &options);
 /// manual checks the user's segments, none removes them, uniform and sqrt
 /// replace them with segments of stages (ops that may not be recomputed
 /// stay outside, with a remark), selective also marks the results of
-/// expensive ops `ckpt.keep`.
+/// expensive ops `ckpt.keep`, and dp writes the cheapest plan of the stage
+/// chain within the budget (the smallest peak when none fits, for the
+/// budget check to report).
 mlir::LogicalResult applyStrategy(mlir::func::FuncOp step,
                                   const StrategyOptions &options);
+
+/// Writes `plan`, found on the chain `stages`, as segments; with
+/// `describe`, a remark per segment.
+void writeChainPlan(llvm::ArrayRef<Stage> stages, const ChainPlan &plan,
+                    bool describe);
 
 /// The ops of `step` marked `ckpt.keep`, those whose results are cheapest
 /// to make again per byte first: the order in which a budget gives them

@@ -43,6 +43,7 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
         module.emitError() << error;
         return signalPassFailure();
       }
+      options.budget = budgetBytes;
     }
     for (auto step : module.getOps<func::FuncOp>())
       if (step->hasAttr(CkptDialect::kTrainingStepAttrName) &&
@@ -54,7 +55,8 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
   /// The plan's simulated peak must fit the budget. Selective gives up
   /// kept results, cheapest to recompute per byte first (a greedy
   /// knapsack), simulating after each; every other strategy makes one
-  /// plan, so its peak is the smallest budget it meets.
+  /// plan (dp its smallest peak when none fits), so its peak is the
+  /// smallest budget it meets.
   LogicalResult fitBudget(func::FuncOp step) {
     SmallVector<Operation *> kept;
     if (strategy == "selective")

@@ -12,9 +12,11 @@
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Planner/Recompute.h"
 #include "ckpt/Planner/Segments.h"
+#include "ckpt/Planner/StepChain.h"
 #include "ckpt/Planner/Strategies.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -42,6 +44,22 @@ struct StepSweep {
   std::string function;
   SmallVector<SweepPoint> points;
 };
+
+/// A dp plan's segments as ranges of its chain's stages, numbered from 0
+/// as ckpt-plan's remarks number them: `2-4,7`, or `none`.
+std::string describeSegments(const ChainPlan &plan) {
+  if (plan.segments.empty())
+    return "none";
+  std::string text;
+  for (auto [first, last] : plan.segments) {
+    if (!text.empty())
+      text += ",";
+    text += std::to_string(first);
+    if (last != first)
+      text += "-" + std::to_string(last);
+  }
+  return text;
+}
 
 struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
   using Base::Base;
@@ -103,6 +121,26 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
         if (failed(applyStrategy(*copy, uniform)) ||
             failed(
                 evaluate(*copy, "stages-per-segment=" + std::to_string(size))))
+          return failure();
+      }
+    } else if (strategy == "dp") {
+      OwningOpRef<func::FuncOp> flat = step.clone();
+      inlineAllSegments(*flat);
+      FailureOr<std::unique_ptr<StepChain>> chain = StepChain::build(*flat);
+      if (failed(chain))
+        return failure();
+      for (const ChainPlan &plan : findChainPlans(**chain)) {
+        IRMapping mapping;
+        OwningOpRef<func::FuncOp> copy =
+            cast<func::FuncOp>((*flat)->clone(mapping));
+        SmallVector<Stage> stages;
+        for (const Stage &stage : (*chain)->getStages())
+          stages.push_back(
+              {llvm::map_to_vector(
+                   stage.ops, [&](Operation *op) { return mapping.lookup(op); }),
+               {}});
+        writeChainPlan(stages, plan, false);
+        if (failed(evaluate(*copy, "segments=" + describeSegments(plan))))
           return failure();
       }
     } else {

@@ -116,6 +116,17 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       selective checkpointing and JAX's `checkpoint_dots`. Under a budget
       it gives up keeps, those saving the most bytes per FLOP of
       recomputation first, until the plan fits.
+    - `dp`: the exact optimum over the stage chain (as `uniform` finds it):
+      every way of keeping each stage or recomputing runs of consecutive
+      stages as single-level segments is considered, and the plan with the
+      fewest recompute FLOPs whose simulated peak fits the budget is taken
+      (without a budget: the smallest peak, then the fewest FLOPs). The
+      chain's memory model is measured with the simulator itself (the step
+      with each run of stages as its only segment), so the predicted peak
+      is the simulated one; stages whose backward ops interleave are
+      merged, and stages with ops that cannot be recomputed are never in a
+      segment. When no plan fits, the smallest-peak plan is written and the
+      budget error names its peak.
 
     With `budget` (bytes: `24GiB`, `512MiB`, `800MB`, `1.5e9`), the plan's
     simulated peak (the memory simulator on the step with the plan
@@ -129,7 +140,7 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"manual\"",
-           "Planning strategy: manual, none, uniform, sqrt or selective">,
+           "Planning strategy: manual, none, uniform, sqrt, selective or dp">,
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Largest simulated peak allowed, in bytes (24GiB, 512MiB, 1.5e9); "
            "empty: none">,
@@ -183,6 +194,8 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
       of stages;
     - `selective`: its kept results given up one at a time in the order a
       budget gives them up, from all kept to none;
+    - `dp`: its Pareto front over the stage chain, from keeping every stage
+      to the smallest peak, each plan evaluated again by the simulator;
     - `sqrt`, `none`, `manual`: their one plan.
 
     Each plan gets its simulated peak (with and without the gradients the
@@ -195,8 +208,8 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"uniform\"",
-           "Strategy whose plans to evaluate: uniform, selective, sqrt, none "
-           "or manual">,
+           "Strategy whose plans to evaluate: uniform, selective, dp, sqrt, "
+           "none or manual">,
     Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
            /*default=*/"64",
            "Selective keeps results that cost more FLOPs per element than "
