@@ -42,8 +42,12 @@ PointStages assignPoints(ArrayRef<Operation *> schedule,
   // When backward first touches each stage and last reads its values.
   SmallVector<int64_t> firstTouch(count, std::numeric_limits<int64_t>::max());
   SmallVector<int64_t> lastRead(count, kNever);
+  // Constants take no heap bytes, so backward reading one (a forward
+  // scale factor, say) touches no stage.
   for (auto [index, stage] : llvm::enumerate(stages))
-    for (Operation *op : stage.ops)
+    for (Operation *op : stage.ops) {
+      if (op->hasTrait<OpTrait::ConstantLike>())
+        continue;
       for (Value result : op->getResults()) {
         bool boundary = llvm::is_contained(stage.boundary, result);
         size_t touched = boundary ? index + 1 : index;
@@ -57,6 +61,7 @@ PointStages assignPoints(ArrayRef<Operation *> schedule,
           lastRead[index] = std::max(lastRead[index], at);
         }
       }
+    }
   // The latest read of any stage above each stage.
   SmallVector<int64_t> lastReadAbove(count, kNever);
   for (size_t stage = count - 1; stage > 0; --stage)
