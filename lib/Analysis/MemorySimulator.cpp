@@ -14,7 +14,6 @@
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -57,7 +56,8 @@ struct Schedule {
 
 } // namespace
 
-FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
+FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
+                                           bool liveAtPeak) {
   if (failed(verifyStaticArguments(func)))
     return failure();
   Block &entry = func.getBody().front();
@@ -84,69 +84,103 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func) {
                : kind;
   };
 
+  // Replays the schedule, `until` the op index given (all of it when
+  // none), calling `observe` with each op (null: the arguments alone) and
+  // the live values while it runs.
+  // Live values with the order they became live in (a MapVector's erase
+  // would make the replay quadratic).
   MemoryPeak peak;
-  llvm::MapVector<Value, LiveValue> live;
+  DenseMap<Value, std::pair<size_t, LiveValue>> live;
+  size_t made = 0;
   uint64_t liveBytes = 0, liveGradientBytes = 0;
-  auto recordPeak = [&](Operation *op) {
-    peak.timeline.push_back(liveBytes);
-    peak.bytesWithoutGradients =
-        std::max(peak.bytesWithoutGradients, liveBytes - liveGradientBytes);
-    if (liveBytes < peak.bytes || (peak.op && liveBytes == peak.bytes))
+  auto replay = [&](std::optional<size_t> until,
+                    llvm::function_ref<void(Operation *)> observe)
+      -> LogicalResult {
+    live.clear();
+    made = 0;
+    liveBytes = liveGradientBytes = 0;
+    for (BlockArgument arg : entry.getArguments()) {
+      FailureOr<uint64_t> bytes = getValueBytes(arg, func);
+      if (failed(bytes))
+        return failure();
+      live[arg] = {made++, {arg, kindOf(arg), *bytes}};
+      liveBytes = llvm::SaturatingAdd(liveBytes, *bytes);
+    }
+    observe(nullptr);
+    for (auto [index, op] : llvm::enumerate(schedule.ops)) {
+      bool constant = isa<arith::ConstantOp>(op);
+      for (Value result : op->getResults()) {
+        if (schedule.aliases.contains(result))
+          continue;
+        FailureOr<uint64_t> bytes = getValueBytes(result, op);
+        if (failed(bytes))
+          return failure();
+        uint64_t heapBytes = constant ? 0 : *bytes;
+        ValueKind kind = kindOf(result);
+        live[result] = {made++, {result, kind, heapBytes}};
+        liveBytes = llvm::SaturatingAdd(liveBytes, heapBytes);
+        if (kind == ValueKind::Gradient)
+          liveGradientBytes += heapBytes;
+      }
+      observe(op);
+      if (until == index)
+        return success();
+      // Free what this op was the last to use, and results nobody uses.
+      SmallVector<Value> dead;
+      for (Value operand : op->getOperands()) {
+        Value value = schedule.resolve(operand);
+        if (!isa<BlockArgument>(value) && lastUse.lookup(value) == index)
+          dead.push_back(value);
+      }
+      for (Value result : op->getResults())
+        if (!lastUse.contains(schedule.resolve(result)))
+          dead.push_back(schedule.resolve(result));
+      for (Value value : dead) {
+        auto it = live.find(value);
+        if (it == live.end())
+          continue;
+        liveBytes -= it->second.second.bytes;
+        if (it->second.second.kind == ValueKind::Gradient)
+          liveGradientBytes -= it->second.second.bytes;
+        live.erase(it);
+      }
+    }
+    return success();
+  };
+
+  // The timeline and where the peak is (the first point with the most
+  // bytes), then the live values there from a second replay.
+  std::optional<size_t> peakIndex;
+  size_t next = 0;
+  if (failed(replay(std::nullopt, [&](Operation *op) {
+        peak.timeline.push_back(liveBytes);
+        peak.bytesWithoutGradients =
+            std::max(peak.bytesWithoutGradients, liveBytes - liveGradientBytes);
+        if (op && (liveBytes > peak.bytes ||
+                   (!peak.op && liveBytes == peak.bytes))) {
+          peak.bytes = liveBytes;
+          peak.op = op;
+          peakIndex = next;
+        } else if (!op) {
+          peak.bytes = liveBytes;
+        }
+        next += op != nullptr;
+      })))
+    return failure();
+  if (!liveAtPeak)
+    return peak;
+  (void)replay(peakIndex, [&](Operation *op) {
+    if (op != peak.op)
       return;
-    peak.bytes = liveBytes;
-    peak.op = op;
-    peak.live.clear();
-    peak.bytesByKind = {};
-    for (const LiveValue &value : llvm::make_second_range(live)) {
+    SmallVector<std::pair<size_t, LiveValue>> ordered(
+        llvm::make_second_range(live));
+    llvm::sort(ordered, [](const auto &a, const auto &b) {
+      return a.first < b.first;
+    });
+    for (const LiveValue &value : llvm::make_second_range(ordered)) {
       peak.live.push_back(value);
       peak.bytesByKind[static_cast<size_t>(value.kind)] += value.bytes;
     }
-  };
-
-  for (BlockArgument arg : entry.getArguments()) {
-    FailureOr<uint64_t> bytes = getValueBytes(arg, func);
-    if (failed(bytes))
-      return failure();
-    live[arg] = {arg, kindOf(arg), *bytes};
-    liveBytes = llvm::SaturatingAdd(liveBytes, *bytes);
-  }
-  recordPeak(nullptr);
-
-  for (auto [index, op] : llvm::enumerate(schedule.ops)) {
-    bool constant = isa<arith::ConstantOp>(op);
-    for (Value result : op->getResults()) {
-      if (schedule.aliases.contains(result))
-        continue;
-      FailureOr<uint64_t> bytes = getValueBytes(result, op);
-      if (failed(bytes))
-        return failure();
-      uint64_t heapBytes = constant ? 0 : *bytes;
-      ValueKind kind = kindOf(result);
-      live[result] = {result, kind, heapBytes};
-      liveBytes = llvm::SaturatingAdd(liveBytes, heapBytes);
-      if (kind == ValueKind::Gradient)
-        liveGradientBytes += heapBytes;
-    }
-    recordPeak(op);
-    // Free what this op was the last to use, and results nobody uses.
-    SmallVector<Value> dead;
-    for (Value operand : op->getOperands()) {
-      Value value = schedule.resolve(operand);
-      if (!isa<BlockArgument>(value) && lastUse.lookup(value) == index)
-        dead.push_back(value);
-    }
-    for (Value result : op->getResults())
-      if (!lastUse.contains(schedule.resolve(result)))
-        dead.push_back(schedule.resolve(result));
-    for (Value value : dead) {
-      auto it = live.find(value);
-      if (it == live.end())
-        continue;
-      liveBytes -= it->second.bytes;
-      if (it->second.kind == ValueKind::Gradient)
-        liveGradientBytes -= it->second.bytes;
-      live.erase(it);
-    }
-  }
+  });
   return peak;
 }

@@ -48,9 +48,10 @@ ValueKind ckpt::classifyValue(func::FuncOp step, Value value) {
     return ValueKind::Constant;
   if (!isBackwardOp(producer))
     return ValueKind::Activation;
-  auto ret = cast<func::ReturnOp>(step.getBody().front().getTerminator());
-  return llvm::is_contained(ret.getOperands(), value) ? ValueKind::Gradient
-                                                      : ValueKind::Temporary;
+  return llvm::any_of(value.getUsers(),
+                      [](Operation *user) { return isa<func::ReturnOp>(user); })
+             ? ValueKind::Gradient
+             : ValueKind::Temporary;
 }
 
 LogicalResult ckpt::verifyStaticArguments(func::FuncOp func) {

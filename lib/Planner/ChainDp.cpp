@@ -105,7 +105,18 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
   std::vector<std::vector<Label>> candidates(stages + 1), labels(stages + 1);
   candidates[0].push_back({0, kNoPeak, 0, 0, 0, false, 0});
   auto fits = [&](int64_t peak) { return !budget || peak <= *budget; };
+  // Under a budget, freeing more than keeping every later stage needs buys
+  // nothing: such labels count as freeing just that (keeping the rest is
+  // then free), so they collapse into one.
+  std::vector<int64_t> enough(stages + 1, std::numeric_limits<int64_t>::min());
+  for (size_t stage = stages; stage-- > 0;)
+    enough[stage] = std::max(enough[stage + 1],
+                             budget ? model.getKeptPeak(stage) - *budget : 0);
+  std::vector<size_t> trimAt(stages + 1, 256);
   for (size_t first = 0; first < stages; ++first) {
+    if (budget)
+      for (Label &label : candidates[first])
+        label.freed = std::min(label.freed, std::max<int64_t>(enough[first], 0));
     labels[first] = prune(std::move(candidates[first]), !budget);
     llvm::SmallVector<ChainSegment> segments;
     for (size_t last = first; last < stages; ++last) {
@@ -114,20 +125,44 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
         break;
       segments.push_back(*segment);
     }
-    int64_t keptPeak = model.getKeptPeak(first);
-    for (auto [index, label] : llvm::enumerate(labels[first])) {
-      int64_t peak = std::max(label.peak, keptPeak - label.freed);
-      if (fits(peak))
-        candidates[first + 1].push_back({label.freed, peak, label.flops,
-                                         first, index, false, label.segments});
-      for (auto [length, segment] : llvm::enumerate(segments)) {
-        peak = std::max(label.peak, segment.peak - label.freed);
-        if (fits(peak))
-          candidates[first + length + 1].push_back(
-              {label.freed + segment.freed, peak, label.flops + segment.flops,
-               first, index, true, label.segments + 1});
+    // A group fits after a label when its peak less what the label frees
+    // is within the budget; labels come most-freeing first, so the first
+    // that does not fit ends the scan.
+    auto extend = [&](int64_t groupPeak, const ChainSegment *segment,
+                      size_t next) {
+      if (labels[first].empty() ||
+          !fits(groupPeak - labels[first].front().freed))
+        return;
+      for (auto [index, label] : llvm::enumerate(labels[first])) {
+        int64_t peak = std::max(label.peak, groupPeak - label.freed);
+        if (!fits(peak)) {
+          if (groupPeak - label.freed > *budget)
+            break;
+          continue;
+        }
+        if (!segment) {
+          candidates[next].push_back({label.freed, peak, label.flops, first,
+                                      index, false, label.segments});
+          continue;
+        }
+        candidates[next].push_back({label.freed + segment->freed, peak,
+                                    label.flops + segment->flops, first, index,
+                                    true, label.segments + 1});
       }
-    }
+    };
+    auto extendAndTrim = [&](int64_t groupPeak, const ChainSegment *segment,
+                             size_t next) {
+      extend(groupPeak, segment, next);
+      // Dominated candidates go early, so that they are not sorted again
+      // and again: the sets stay near their Pareto size.
+      if (candidates[next].size() > trimAt[next]) {
+        candidates[next] = prune(std::move(candidates[next]), !budget);
+        trimAt[next] = 2 * candidates[next].size() + 256;
+      }
+    };
+    extendAndTrim(model.getKeptPeak(first), nullptr, first + 1);
+    for (auto [length, segment] : llvm::enumerate(segments))
+      extendAndTrim(segment.peak, &segment, first + length + 1);
   }
 
   // The front of complete plans (what they free no longer matters) by
@@ -153,6 +188,9 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
       label = &labels[boundary][label->parent];
     }
     std::reverse(plan.segments.begin(), plan.segments.end());
+    // What it frees may have been capped: score it again.
+    if (budget)
+      plan.peak = evaluateChainPlan(model, plan.segments)->peak;
     front.push_back(std::move(plan));
     if (budget)
       break;

@@ -17,6 +17,7 @@
 #include "ckpt/Planner/Recompute.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Threading.h"
 
 #include <limits>
 
@@ -180,7 +181,7 @@ FailureOr<std::unique_ptr<StepChain>> StepChain::build(func::FuncOp step) {
     wrapInSegment(ops);
     if (failed(materializePlan(*copy)))
       return failure();
-    FailureOr<MemoryPeak> peak = simulateMemory(*copy);
+    FailureOr<MemoryPeak> peak = simulateMemory(*copy, /*liveAtPeak=*/false);
     FailureOr<StepCost> cost = computeStepCost(*copy);
     if (failed(peak) || failed(cost))
       return failure();
@@ -219,18 +220,32 @@ FailureOr<std::unique_ptr<StepChain>> StepChain::build(func::FuncOp step) {
     return segment;
   };
 
-  chain->segments.resize(count);
+  // Every run of stages that may be a segment, measured in parallel on
+  // copies of the step.
+  SmallVector<std::pair<size_t, size_t>> runs;
   for (size_t first = 0; first < count; ++first)
     for (size_t last = first; last < count; ++last) {
       if (!llvm::all_of(chain->stages[last].ops, [](Operation *op) {
             return whyNotSegmentable(op).empty();
           }))
         break;
-      FailureOr<ChainSegment> segment = measure(first, last);
-      if (failed(segment))
-        return failure();
-      chain->segments[first].push_back(*segment);
+      runs.push_back({first, last});
     }
+  SmallVector<std::optional<ChainSegment>> measured(runs.size());
+  if (failed(failableParallelForEach(
+          step.getContext(), llvm::seq<size_t>(0, runs.size()),
+          [&](size_t run) -> LogicalResult {
+            FailureOr<ChainSegment> segment =
+                measure(runs[run].first, runs[run].second);
+            if (failed(segment))
+              return failure();
+            measured[run] = *segment;
+            return success();
+          })))
+    return failure();
+  chain->segments.resize(count);
+  for (auto [run, segment] : llvm::zip_equal(runs, measured))
+    chain->segments[run.first].push_back(*segment);
   return chain;
 }
 

@@ -48,8 +48,10 @@ struct MemoryPeak {
 };
 
 /// Simulates `func`; fails with an error at the op when a value has an
-/// unknown or overflowing size.
-mlir::FailureOr<MemoryPeak> simulateMemory(mlir::func::FuncOp func);
+/// unknown or overflowing size. Without `liveAtPeak`, `MemoryPeak::live` and
+/// `bytesByKind` stay empty (they take a second replay).
+mlir::FailureOr<MemoryPeak> simulateMemory(mlir::func::FuncOp func,
+                                           bool liveAtPeak = true);
 
 } // namespace ckpt
 
