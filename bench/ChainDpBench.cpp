@@ -60,17 +60,17 @@ public:
   int64_t getKeptPeak(size_t stage) const override {
     return kBase + keptThrough[stage + 1] + workspace[stage];
   }
-  std::optional<ckpt::ChainSegment> getSegment(size_t first,
-                                               size_t last) const override {
+  llvm::SmallVector<ckpt::ChainSegment, 2>
+  getSegmentOptions(size_t first, size_t last) const override {
     size_t level = 63 - __builtin_clzll(last - first + 1);
     int64_t workspaceMax =
         std::max(maxWorkspace[level][first],
                  maxWorkspace[level][last + 1 - (size_t(1) << level)]);
-    return ckpt::ChainSegment{
+    return {ckpt::ChainSegment{
         kBase + keptThrough[last + 1] + workspaceMax,
         internalThrough[last + 1] - internalThrough[first] +
             outputThrough[last] - outputThrough[first],
-        flopsThrough[last + 1] - flopsThrough[first]};
+        flopsThrough[last + 1] - flopsThrough[first]}};
   }
 
 private:
@@ -83,7 +83,7 @@ private:
 
 /// 100 budgets from the every-stage-a-segment peak to keeping everything.
 std::vector<int64_t> budgetsFor(const SyntheticChain &chain) {
-  llvm::SmallVector<std::pair<size_t, size_t>> singles;
+  llvm::SmallVector<ckpt::PlannedSegment> singles;
   for (size_t stage = 0; stage < chain.getStageCount(); ++stage)
     singles.push_back({stage, stage});
   int64_t low = ckpt::evaluateChainPlan(chain, singles)->peak;

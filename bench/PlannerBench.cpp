@@ -103,7 +103,7 @@ void BM_DpFrontGpt2(benchmark::State &state) {
   size_t stages = 0, plans = 0;
   for (auto _ : state) {
     FailureOr<std::unique_ptr<ckpt::StepChain>> chain =
-        ckpt::StepChain::build(step);
+        ckpt::StepChain::build(step, /*expensiveFlopsPerElement=*/64);
     if (failed(chain)) {
       state.SkipWithError("the chain cannot be measured");
       return;

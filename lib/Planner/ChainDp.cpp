@@ -24,6 +24,7 @@ ChainModel::~ChainModel() = default;
 namespace {
 
 constexpr int64_t kNoPeak = std::numeric_limits<int64_t>::min();
+constexpr unsigned kKept = std::numeric_limits<unsigned>::max();
 
 /// A partial plan ending at a group boundary.
 struct Label {
@@ -33,7 +34,8 @@ struct Label {
   /// The boundary the last group starts at and that boundary's label.
   size_t from;
   size_t parent;
-  bool segment;
+  /// The segment option of the last group, or kKept.
+  unsigned option;
   /// Segments in the partial plan: fewer wins a tie.
   unsigned segments;
 };
@@ -76,21 +78,21 @@ std::vector<Label> prune(std::vector<Label> labels, bool withPeak) {
 
 std::optional<ChainPlan>
 ckpt::evaluateChainPlan(const ChainModel &model,
-                        llvm::ArrayRef<std::pair<size_t, size_t>> segments) {
-  ChainPlan plan{llvm::SmallVector<std::pair<size_t, size_t>>(segments),
-                 kNoPeak, 0};
+                        llvm::ArrayRef<PlannedSegment> segments) {
+  ChainPlan plan{llvm::SmallVector<PlannedSegment>(segments), kNoPeak, 0};
   int64_t freed = 0;
   const auto *next = segments.begin();
   for (size_t stage = 0; stage < model.getStageCount();) {
     if (next != segments.end() && next->first == stage) {
-      std::optional<ChainSegment> segment =
-          model.getSegment(next->first, next->second);
-      if (!segment)
+      llvm::SmallVector<ChainSegment, 2> options =
+          model.getSegmentOptions(next->first, next->last);
+      if (next->option >= options.size())
         return std::nullopt;
-      plan.peak = std::max(plan.peak, segment->peak - freed);
-      plan.flops += segment->flops;
-      freed += segment->freed;
-      stage = next++->second + 1;
+      const ChainSegment &segment = options[next->option];
+      plan.peak = std::max(plan.peak, segment.peak - freed);
+      plan.flops += segment.flops;
+      freed += segment.freed;
+      stage = next++->last + 1;
       continue;
     }
     plan.peak = std::max(plan.peak, model.getKeptPeak(stage) - freed);
@@ -103,7 +105,7 @@ llvm::SmallVector<ChainPlan>
 ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
   size_t stages = model.getStageCount();
   std::vector<std::vector<Label>> candidates(stages + 1), labels(stages + 1);
-  candidates[0].push_back({0, kNoPeak, 0, 0, 0, false, 0});
+  candidates[0].push_back({0, kNoPeak, 0, 0, 0, kKept, 0});
   auto fits = [&](int64_t peak) { return !budget || peak <= *budget; };
   // Under a budget, freeing more than keeping every later stage needs buys
   // nothing: such labels count as freeing just that (keeping the rest is
@@ -118,18 +120,19 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
       for (Label &label : candidates[first])
         label.freed = std::min(label.freed, std::max<int64_t>(enough[first], 0));
     labels[first] = prune(std::move(candidates[first]), !budget);
-    llvm::SmallVector<ChainSegment> segments;
+    llvm::SmallVector<llvm::SmallVector<ChainSegment, 2>> runs;
     for (size_t last = first; last < stages; ++last) {
-      std::optional<ChainSegment> segment = model.getSegment(first, last);
-      if (!segment)
+      runs.push_back(model.getSegmentOptions(first, last));
+      if (runs.back().empty()) {
+        runs.pop_back();
         break;
-      segments.push_back(*segment);
+      }
     }
     // A group fits after a label when its peak less what the label frees
     // is within the budget; labels come most-freeing first, so the first
     // that does not fit ends the scan.
     auto extend = [&](int64_t groupPeak, const ChainSegment *segment,
-                      size_t next) {
+                      unsigned option, size_t next) {
       if (labels[first].empty() ||
           !fits(groupPeak - labels[first].front().freed))
         return;
@@ -142,17 +145,17 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
         }
         if (!segment) {
           candidates[next].push_back({label.freed, peak, label.flops, first,
-                                      index, false, label.segments});
+                                      index, kKept, label.segments});
           continue;
         }
         candidates[next].push_back({label.freed + segment->freed, peak,
                                     label.flops + segment->flops, first, index,
-                                    true, label.segments + 1});
+                                    option, label.segments + 1});
       }
     };
     auto extendAndTrim = [&](int64_t groupPeak, const ChainSegment *segment,
-                             size_t next) {
-      extend(groupPeak, segment, next);
+                             unsigned option, size_t next) {
+      extend(groupPeak, segment, option, next);
       // Dominated candidates go early, so that they are not sorted again
       // and again: the sets stay near their Pareto size.
       if (candidates[next].size() > trimAt[next]) {
@@ -160,9 +163,10 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
         trimAt[next] = 2 * candidates[next].size() + 256;
       }
     };
-    extendAndTrim(model.getKeptPeak(first), nullptr, first + 1);
-    for (auto [length, segment] : llvm::enumerate(segments))
-      extendAndTrim(segment.peak, &segment, first + length + 1);
+    extendAndTrim(model.getKeptPeak(first), nullptr, kKept, first + 1);
+    for (auto [length, options] : llvm::enumerate(runs))
+      for (auto [option, segment] : llvm::enumerate(options))
+        extendAndTrim(segment.peak, &segment, option, first + length + 1);
   }
 
   // The front of complete plans (what they free no longer matters) by
@@ -182,8 +186,8 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
     ChainPlan plan{{}, stages ? end.peak : 0, end.flops};
     size_t boundary = stages;
     for (const Label *label = &end; boundary != 0;) {
-      if (label->segment)
-        plan.segments.push_back({label->from, boundary - 1});
+      if (label->option != kKept)
+        plan.segments.push_back({label->from, boundary - 1, label->option});
       boundary = label->from;
       label = &labels[boundary][label->parent];
     }

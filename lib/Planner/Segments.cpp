@@ -9,6 +9,7 @@
 
 #include "ckpt/Analysis/SavedTensors.h"
 #include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
@@ -48,6 +49,17 @@ std::string ckpt::whyNotSegmentable(Operation *op) {
       !llvm::all_of(op->getResultTypes(), isSegmentValue))
     return "takes or makes values other than tensors and random state";
   return "";
+}
+
+bool ckpt::isExpensiveToRecompute(Operation *op, unsigned flopsPerElement) {
+  auto cost = dyn_cast<CostOpInterface>(op);
+  if (!cost)
+    return false;
+  uint64_t elements = 0;
+  for (Type type : op->getResultTypes())
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      elements += getStaticElementCount(shaped).value_or(0);
+  return elements && cost.getFlops() > uint64_t(flopsPerElement) * elements;
 }
 
 /// Whether `op` is one of `ops` or nested in one of them.

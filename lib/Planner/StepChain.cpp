@@ -135,7 +135,8 @@ SmallVector<Stage> isolateUnsegmentable(ArrayRef<Stage> stages) {
 
 } // namespace
 
-FailureOr<std::unique_ptr<StepChain>> StepChain::build(func::FuncOp step) {
+FailureOr<std::unique_ptr<StepChain>>
+StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement) {
   Block &entry = step.getBody().front();
   SmallVector<Operation *> schedule;
   DenseMap<Operation *, size_t> position;
@@ -143,8 +144,8 @@ FailureOr<std::unique_ptr<StepChain>> StepChain::build(func::FuncOp step) {
     position[&op] = schedule.size();
     schedule.push_back(&op);
   }
-  FailureOr<MemoryPeak> none = simulateMemory(step);
-  if (failed(none))
+  FailureOr<MemoryPeak> none = simulateMemory(step, /*liveAtPeak=*/false);
+  if (failed(none) || failed(computeStepCost(step)))
     return failure();
 
   std::unique_ptr<StepChain> chain(new StepChain);
@@ -170,14 +171,19 @@ FailureOr<std::unique_ptr<StepChain>> StepChain::build(func::FuncOp step) {
         chain->keptPeaks[stage], static_cast<int64_t>(none->timeline[point]));
 
   // Each run of stages as the step's only segment, simulated.
-  auto measure = [&](size_t first,
-                     size_t last) -> FailureOr<ChainSegment> {
+  auto measure = [&](size_t first, size_t last,
+                     bool keepExpensive) -> FailureOr<ChainSegment> {
     IRMapping mapping;
     OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
     SmallVector<Operation *> ops;
     for (size_t stage = first; stage <= last; ++stage)
-      for (Operation *op : chain->stages[stage].ops)
+      for (Operation *op : chain->stages[stage].ops) {
         ops.push_back(mapping.lookup(op));
+        if (keepExpensive &&
+            isExpensiveToRecompute(op, expensiveFlopsPerElement))
+          ops.back()->setAttr(CkptDialect::kKeepAttrName,
+                              UnitAttr::get(op->getContext()));
+      }
     wrapInSegment(ops);
     if (failed(materializePlan(*copy)))
       return failure();
@@ -220,38 +226,53 @@ FailureOr<std::unique_ptr<StepChain>> StepChain::build(func::FuncOp step) {
     return segment;
   };
 
-  // Every run of stages that may be a segment, measured in parallel on
-  // copies of the step.
-  SmallVector<std::pair<size_t, size_t>> runs;
-  for (size_t first = 0; first < count; ++first)
+  // Every run of stages that may be a segment, each way, measured in
+  // parallel on copies of the step.
+  struct Run {
+    size_t first, last;
+    bool keepExpensive;
+    ChainSegment measured;
+  };
+  std::vector<Run> runs;
+  for (size_t first = 0; first < count; ++first) {
+    bool expensive = false;
     for (size_t last = first; last < count; ++last) {
-      if (!llvm::all_of(chain->stages[last].ops, [](Operation *op) {
+      ArrayRef<Operation *> ops = chain->stages[last].ops;
+      if (!llvm::all_of(ops, [](Operation *op) {
             return whyNotSegmentable(op).empty();
           }))
         break;
-      runs.push_back({first, last});
+      expensive |= llvm::any_of(ops, [&](Operation *op) {
+        return isExpensiveToRecompute(op, expensiveFlopsPerElement);
+      });
+      runs.push_back({first, last, false, {}});
+      if (expensive)
+        runs.push_back({first, last, true, {}});
     }
-  SmallVector<std::optional<ChainSegment>> measured(runs.size());
+  }
   if (failed(failableParallelForEach(
-          step.getContext(), llvm::seq<size_t>(0, runs.size()),
-          [&](size_t run) -> LogicalResult {
+          step.getContext(), runs, [&](Run &run) -> LogicalResult {
             FailureOr<ChainSegment> segment =
-                measure(runs[run].first, runs[run].second);
+                measure(run.first, run.last, run.keepExpensive);
             if (failed(segment))
               return failure();
-            measured[run] = *segment;
+            run.measured = *segment;
             return success();
           })))
     return failure();
   chain->segments.resize(count);
-  for (auto [run, segment] : llvm::zip_equal(runs, measured))
-    chain->segments[run.first].push_back(*segment);
+  for (const Run &run : runs) {
+    auto &fromFirst = chain->segments[run.first];
+    if (!run.keepExpensive)
+      fromFirst.emplace_back();
+    fromFirst.back().push_back(run.measured);
+  }
   return chain;
 }
 
-std::optional<ChainSegment> StepChain::getSegment(size_t first,
-                                                  size_t last) const {
+SmallVector<ChainSegment, 2> StepChain::getSegmentOptions(size_t first,
+                                                         size_t last) const {
   if (last - first >= segments[first].size())
-    return std::nullopt;
+    return {};
   return segments[first][last - first];
 }

@@ -116,11 +116,7 @@ findExpensiveOps(func::FuncOp step, unsigned threshold) {
       return WalkResult::advance();
     if (failed(verifyStaticSizes(op)))
       return WalkResult::interrupt();
-    uint64_t elements = 0;
-    for (Type type : op->getResultTypes())
-      if (auto shaped = dyn_cast<ShapedType>(type))
-        elements += getStaticElementCount(shaped).value_or(0);
-    if (elements && op.getFlops() > uint64_t(threshold) * elements)
+    if (isExpensiveToRecompute(op, threshold))
       expensive.push_back(op);
     return WalkResult::advance();
   });
@@ -130,8 +126,19 @@ findExpensiveOps(func::FuncOp step, unsigned threshold) {
 }
 
 void ckpt::writeChainPlan(ArrayRef<Stage> stages, const ChainPlan &plan,
-                          bool describe) {
-  planStageGroups(stages, plan.segments, describe);
+                          unsigned keepThreshold, bool describe) {
+  SmallVector<std::pair<size_t, size_t>> groups;
+  for (const PlannedSegment &segment : plan.segments) {
+    groups.push_back({segment.first, segment.last});
+    if (segment.option != StepChain::kKeepExpensive)
+      continue;
+    for (size_t stage = segment.first; stage <= segment.last; ++stage)
+      for (Operation *op : stages[stage].ops)
+        if (isExpensiveToRecompute(op, keepThreshold))
+          op->setAttr(CkptDialect::kKeepAttrName,
+                      UnitAttr::get(op->getContext()));
+  }
+  planStageGroups(stages, groups, describe);
 }
 
 /// dp: the cheapest plan of the step's chain within the budget, or the
@@ -139,7 +146,8 @@ void ckpt::writeChainPlan(ArrayRef<Stage> stages, const ChainPlan &plan,
 /// peak is the predicted one; a warning says when it is not.
 static LogicalResult planChain(func::FuncOp step,
                                const StrategyOptions &options) {
-  FailureOr<std::unique_ptr<StepChain>> chain = StepChain::build(step);
+  FailureOr<std::unique_ptr<StepChain>> chain =
+      StepChain::build(step, options.selectiveThreshold);
   if (failed(chain))
     return failure();
   SmallVector<ChainPlan> plans;
@@ -148,7 +156,8 @@ static LogicalResult planChain(func::FuncOp step,
   if (plans.empty())
     plans = findChainPlans(**chain);
   const ChainPlan &plan = plans.back();
-  writeChainPlan((*chain)->getStages(), plan, options.describe);
+  writeChainPlan((*chain)->getStages(), plan, options.selectiveThreshold,
+                 options.describe);
   FailureOr<PlanEvaluation> simulated = evaluatePlan(step);
   if (failed(simulated))
     return failure();
@@ -158,7 +167,13 @@ static LogicalResult planChain(func::FuncOp step,
                        << simulated->peak.bytes
                        << " B; the stage chain model is inexact here";
   if (options.describe)
-    step.emitRemark() << "dp: " << plan.segments.size() << " segments over "
+    step.emitRemark() << "dp: " << plan.segments.size() << " segments ("
+                      << llvm::count_if(plan.segments,
+                                        [](const PlannedSegment &segment) {
+                                          return segment.option ==
+                                                 StepChain::kKeepExpensive;
+                                        })
+                      << " keeping expensive results) over "
                       << (*chain)->getStageCount() << " stages, peak "
                       << formatBytes(static_cast<uint64_t>(plan.peak))
                       << ", recompute " << plan.flops << " FLOPs";

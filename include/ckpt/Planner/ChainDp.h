@@ -1,8 +1,10 @@
 //===- ChainDp.h - exact single-level plans for a chain of stages ---------===//
 //
 // The dp strategy's search. A chain of n stages is cut into groups: a stage
-// kept as it is, or a run of stages recomputed as one segment. The model
-// (ChainModel.h derives it from the memory simulator) says, per group, the
+// kept as it is, or a run of stages recomputed as one segment, in one of
+// the ways the model offers (all of it, or all but the results of
+// expensive ops). The model (StepChain.h measures it with the memory
+// simulator) says, per group, the
 // most bytes live at the program points that belong to it when no segment
 // below it exists, how many bytes a segment frees at every point above it,
 // and the FLOPs it recomputes. A plan's peak is the largest of its groups'
@@ -23,7 +25,7 @@
 
 namespace ckpt {
 
-/// Stages first..last (inclusive) recomputed as one segment.
+/// Stages first..last (inclusive) recomputed as one segment, one way.
 struct ChainSegment {
   /// Most live bytes at the segment's points (its stages' forward and
   /// backward ops and its recompute region) with no segment below it.
@@ -42,15 +44,26 @@ public:
   /// Most live bytes at `stage`'s points when it is kept and no segment is
   /// below it.
   virtual int64_t getKeptPeak(size_t stage) const = 0;
-  /// Stages first..last as one segment; nothing when they may not be one
-  /// (then no longer run from `first` may be one either).
-  virtual std::optional<ChainSegment> getSegment(size_t first,
-                                                 size_t last) const = 0;
+  /// The ways stages first..last may be one segment; none when they may
+  /// not be one (then no longer run from `first` may be one either).
+  virtual llvm::SmallVector<ChainSegment, 2>
+  getSegmentOptions(size_t first, size_t last) const = 0;
+};
+
+/// A segment of a plan: its first and last stage and the model's option.
+struct PlannedSegment {
+  size_t first;
+  size_t last;
+  unsigned option = 0;
+  bool operator==(const PlannedSegment &other) const {
+    return first == other.first && last == other.last &&
+           option == other.option;
+  }
 };
 
 struct ChainPlan {
-  /// The segments as (first, last) stage, in order; other stages are kept.
-  llvm::SmallVector<std::pair<size_t, size_t>> segments;
+  /// The segments in order; other stages are kept.
+  llvm::SmallVector<PlannedSegment> segments;
   int64_t peak = 0;
   uint64_t flops = 0;
 };
@@ -60,7 +73,7 @@ struct ChainPlan {
 /// evaluated directly.
 std::optional<ChainPlan>
 evaluateChainPlan(const ChainModel &model,
-                  llvm::ArrayRef<std::pair<size_t, size_t>> segments);
+                  llvm::ArrayRef<PlannedSegment> segments);
 
 /// The Pareto front of single-level plans, by increasing FLOPs and
 /// decreasing peak: each has the smallest peak of all plans with its FLOPs

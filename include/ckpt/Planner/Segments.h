@@ -27,6 +27,11 @@ mlir::LogicalResult verifyRecomputable(CheckpointOp segment);
 /// the step. Empty when it may, else why not.
 std::string whyNotSegmentable(mlir::Operation *op);
 
+/// Whether recomputing `op` costs more than `flopsPerElement` FLOPs per
+/// result element (matrix products at the default 64): the ops whose
+/// results selective planning keeps. Sizes must be static.
+bool isExpensiveToRecompute(mlir::Operation *op, unsigned flopsPerElement);
+
 /// Wraps `ops` — consecutive ops of one block, none of them a terminator —
 /// in a new segment: values they use from outside become its inputs, and
 /// their results used outside become its results.

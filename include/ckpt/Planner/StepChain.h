@@ -3,8 +3,9 @@
 // Measures the chain model of ChainDp.h on a training step with the memory
 // simulator itself, so that the dp search optimises the simulator's peak:
 // the step with no plan, and the step with each run of stages as its only
-// segment, are materialised and simulated, and every program point is
-// given to the stage whose plan decides its live bytes.
+// segment (recomputing everything, and, where the run has expensive ops,
+// keeping their results), are materialised and simulated, and every
+// program point is given to the stage whose plan decides its live bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,19 +22,24 @@ namespace ckpt {
 
 class StepChain : public ChainModel {
 public:
+  /// The segment options: recompute everything, or keep the results of the
+  /// ops above the expensive threshold (when the run has any).
+  static constexpr unsigned kRecomputeAll = 0, kKeepExpensive = 1;
+
   /// The chain of `step`, a training step without segments or recompute
-  /// regions. Stages whose backward ops interleave are merged, so that each
-  /// program point belongs to one stage. Fails with an error at an op of
-  /// unknown size.
+  /// regions; ops above `expensiveFlopsPerElement` (isExpensiveToRecompute)
+  /// may keep their results. Stages whose backward ops interleave are
+  /// merged, so that each program point belongs to one stage. Fails with an
+  /// error at an op of unknown size.
   static mlir::FailureOr<std::unique_ptr<StepChain>>
-  build(mlir::func::FuncOp step);
+  build(mlir::func::FuncOp step, unsigned expensiveFlopsPerElement);
 
   size_t getStageCount() const override { return stages.size(); }
   int64_t getKeptPeak(size_t stage) const override {
     return keptPeaks[stage];
   }
-  std::optional<ChainSegment> getSegment(size_t first,
-                                         size_t last) const override;
+  llvm::SmallVector<ChainSegment, 2>
+  getSegmentOptions(size_t first, size_t last) const override;
 
   /// The stages the model's indices refer to, ops of the step it was built
   /// on.
@@ -44,7 +50,7 @@ private:
   llvm::SmallVector<int64_t> keptPeaks;
   /// segments[first][last - first]; a run stops at the first stage that
   /// may not be recomputed.
-  std::vector<std::vector<ChainSegment>> segments;
+  std::vector<std::vector<llvm::SmallVector<ChainSegment, 2>>> segments;
 };
 
 } // namespace ckpt

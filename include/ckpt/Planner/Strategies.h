@@ -23,7 +23,8 @@ struct StrategyOptions {
   std::string strategy = "manual";
   /// Stages per segment of uniform and selective.
   unsigned stagesPerSegment = 1;
-  /// Selective keeps results costing more FLOPs per element than this.
+  /// Selective (and dp, in the segments where it keeps expensive results)
+  /// keeps results costing more FLOPs per element than this.
   unsigned selectiveThreshold = 64;
   /// Emit a remark per planned segment naming its stages.
   bool describe = false;
@@ -44,10 +45,12 @@ std::string checkStrategyOptions(const StrategyOptions &options);
 mlir::LogicalResult applyStrategy(mlir::func::FuncOp step,
                                   const StrategyOptions &options);
 
-/// Writes `plan`, found on the chain `stages`, as segments; with
-/// `describe`, a remark per segment.
+/// Writes `plan`, found on the chain `stages` (a StepChain's), as segments,
+/// marking `ckpt.keep` the ops above `keepThreshold` FLOPs per element in
+/// segments of option StepChain::kKeepExpensive; with `describe`, a remark
+/// per segment.
 void writeChainPlan(llvm::ArrayRef<Stage> stages, const ChainPlan &plan,
-                    bool describe);
+                    unsigned keepThreshold, bool describe);
 
 /// The ops of `step` marked `ckpt.keep`, those whose results are cheapest
 /// to make again per byte first: the order in which a budget gives them

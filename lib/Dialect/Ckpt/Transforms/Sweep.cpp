@@ -46,17 +46,20 @@ struct StepSweep {
 };
 
 /// A dp plan's segments as ranges of its chain's stages, numbered from 0
-/// as ckpt-plan's remarks number them: `2-4,7`, or `none`.
+/// as ckpt-plan's remarks number them, `:keep` where the segment keeps
+/// expensive results: `2-4,7:keep`, or `none`.
 std::string describeSegments(const ChainPlan &plan) {
   if (plan.segments.empty())
     return "none";
   std::string text;
-  for (auto [first, last] : plan.segments) {
+  for (const PlannedSegment &segment : plan.segments) {
     if (!text.empty())
       text += ",";
-    text += std::to_string(first);
-    if (last != first)
-      text += "-" + std::to_string(last);
+    text += std::to_string(segment.first);
+    if (segment.last != segment.first)
+      text += "-" + std::to_string(segment.last);
+    if (segment.option == StepChain::kKeepExpensive)
+      text += ":keep";
   }
   return text;
 }
@@ -126,7 +129,8 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
     } else if (strategy == "dp") {
       OwningOpRef<func::FuncOp> flat = step.clone();
       inlineAllSegments(*flat);
-      FailureOr<std::unique_ptr<StepChain>> chain = StepChain::build(*flat);
+      FailureOr<std::unique_ptr<StepChain>> chain =
+          StepChain::build(*flat, selectiveThreshold);
       if (failed(chain))
         return failure();
       for (const ChainPlan &plan : findChainPlans(**chain)) {
@@ -139,7 +143,7 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
               {llvm::map_to_vector(
                    stage.ops, [&](Operation *op) { return mapping.lookup(op); }),
                {}});
-        writeChainPlan(stages, plan, false);
+        writeChainPlan(stages, plan, selectiveThreshold, false);
         if (failed(evaluate(*copy, "segments=" + describeSegments(plan))))
           return failure();
       }
