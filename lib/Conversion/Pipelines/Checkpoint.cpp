@@ -22,6 +22,7 @@ void ckpt::buildCheckpointPipeline(OpPassManager &pm,
   plan.strategy = options.strategy;
   plan.budget = options.budget;
   plan.stagesPerSegment = options.stagesPerSegment;
+  plan.selectiveThreshold = options.selectiveThreshold;
   pm.addPass(createCkptPlanPass(plan));
   pm.addPass(createCkptInsertRecomputePass());
   if (options.lower)

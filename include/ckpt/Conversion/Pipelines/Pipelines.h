@@ -31,7 +31,8 @@ struct CheckpointPipelineOptions
     : public mlir::PassPipelineOptions<CheckpointPipelineOptions> {
   Option<std::string> strategy{
       *this, "strategy",
-      llvm::cl::desc("Planning strategy: manual, none, uniform or sqrt"),
+      llvm::cl::desc("Planning strategy: manual, none, uniform, sqrt, "
+                     "selective or dp"),
       llvm::cl::init("manual")};
   Option<std::string> budget{
       *this, "budget",
@@ -42,6 +43,11 @@ struct CheckpointPipelineOptions
       *this, "stages-per-segment",
       llvm::cl::desc("Stages in each segment of the uniform strategy"),
       llvm::cl::init(1)};
+  Option<unsigned> selectiveThreshold{
+      *this, "selective-flops-per-element",
+      llvm::cl::desc("Selective keeps (and dp may keep) results that cost "
+                     "more FLOPs per element than this"),
+      llvm::cl::init(64)};
   Option<bool> lower{*this, "lower",
                      llvm::cl::desc("Also lower the result to the LLVM dialect "
                                     "(ckpt-lower-to-llvm)"),

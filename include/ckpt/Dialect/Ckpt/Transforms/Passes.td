@@ -116,17 +116,19 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       selective checkpointing and JAX's `checkpoint_dots`. Under a budget
       it gives up keeps, those saving the most bytes per FLOP of
       recomputation first, until the plan fits.
-    - `dp`: the exact optimum over the stage chain (as `uniform` finds it):
-      every way of keeping each stage or recomputing runs of consecutive
-      stages as single-level segments is considered, and the plan with the
-      fewest recompute FLOPs whose simulated peak fits the budget is taken
-      (without a budget: the smallest peak, then the fewest FLOPs). The
-      chain's memory model is measured with the simulator itself (the step
-      with each run of stages as its only segment), so the predicted peak
-      is the simulated one; stages whose backward ops interleave are
-      merged, and stages with ops that cannot be recomputed are never in a
-      segment. When no plan fits, the smallest-peak plan is written and the
-      budget error names its peak.
+    - `dp`: the exact optimum over the stage chain (as `uniform` finds it,
+      with every op that cannot be recomputed a stage of its own): every
+      way of keeping each stage or recomputing runs of consecutive stages
+      as single-level segments — each recomputing everything or keeping
+      the results of its ops above `selective-flops-per-element` — is
+      considered, and the plan with the fewest recompute FLOPs whose
+      simulated peak fits the budget is taken (without a budget: the
+      smallest peak, then the fewest FLOPs). The chain's memory model is
+      measured with the simulator itself (the step with each run of stages
+      as its only segment), so the predicted peak is the simulated one;
+      stages whose backward ops interleave are merged. When no plan fits,
+      the smallest-peak plan is written and the budget error names its
+      peak.
 
     With `budget` (bytes: `24GiB`, `512MiB`, `800MB`, `1.5e9`), the plan's
     simulated peak (the memory simulator on the step with the plan
@@ -150,8 +152,8 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
            "(at least 1)">,
     Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
            /*default=*/"64",
-           "Selective keeps results that cost more FLOPs per element than "
-           "this">,
+           "Selective keeps (and dp may keep) results that cost more FLOPs "
+           "per element than this">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Also emit a remark per planned segment (its stages) and one with "
            "the plan's simulated peak under the budget">
@@ -212,8 +214,8 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
            "none or manual">,
     Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
            /*default=*/"64",
-           "Selective keeps results that cost more FLOPs per element than "
-           "this">,
+           "Selective keeps (and dp may keep) results that cost more FLOPs "
+           "per element than this">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the JSON to ('-' for standard output)">,
     Option<"svg", "svg", "std::string", /*default=*/"\"\"",
