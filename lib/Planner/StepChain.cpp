@@ -40,6 +40,10 @@ PointStages assignPoints(ArrayRef<Operation *> schedule,
                          const DenseMap<Operation *, size_t> &position,
                          ArrayRef<Stage> stages) {
   size_t count = stages.size();
+  PointStages points;
+  points.stageOf.assign(schedule.size() + 1, 0);
+  if (count == 0)
+    return points;
   // When backward first touches each stage and last reads its values.
   SmallVector<int64_t> firstTouch(count, std::numeric_limits<int64_t>::max());
   SmallVector<int64_t> lastRead(count, kNever);
@@ -68,8 +72,6 @@ PointStages assignPoints(ArrayRef<Operation *> schedule,
   for (size_t stage = count - 1; stage > 0; --stage)
     lastReadAbove[stage - 1] = std::max(lastReadAbove[stage], lastRead[stage]);
 
-  PointStages points;
-  points.stageOf.assign(schedule.size() + 1, 0);
   for (auto [index, stage] : llvm::enumerate(stages))
     for (Operation *op : stage.ops)
       points.stageOf[position.lookup(op) + 1] = index;
@@ -165,6 +167,8 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement) {
   }
 
   size_t count = chain->stages.size();
+  if (count == 0)
+    return chain;
   chain->keptPeaks.assign(count, std::numeric_limits<int64_t>::min());
   for (auto [point, stage] : llvm::enumerate(points.stageOf))
     chain->keptPeaks[stage] = std::max(

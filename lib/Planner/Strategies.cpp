@@ -150,6 +150,8 @@ static LogicalResult planChain(func::FuncOp step,
       StepChain::build(step, options.selectiveThreshold);
   if (failed(chain))
     return failure();
+  if ((*chain)->getStageCount() == 0)
+    return success();
   SmallVector<ChainPlan> plans;
   if (options.budget)
     plans = findChainPlans(**chain, static_cast<int64_t>(*options.budget));
