@@ -154,7 +154,8 @@ static LogicalResult planChain(func::FuncOp step,
     return success();
   SmallVector<ChainPlan> plans;
   if (options.budget)
-    plans = findChainPlans(**chain, static_cast<int64_t>(*options.budget));
+    plans = findChainPlans(**chain, static_cast<int64_t>(std::min<uint64_t>(
+                                        *options.budget, INT64_MAX)));
   if (plans.empty())
     plans = findChainPlans(**chain);
   const ChainPlan &plan = plans.back();

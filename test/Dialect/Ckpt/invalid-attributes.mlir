@@ -59,6 +59,20 @@ func.func @plan_not_string() attributes {ckpt.plan = 3 : i64} {
 
 // -----
 
+// expected-error @below {{'ckpt.budget' is a positive i64 (bytes) on training steps}}
+func.func @budget_not_positive() attributes {ckpt.budget = 0 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'ckpt.budget' is a positive i64 (bytes) on training steps}}
+func.func @budget_not_integer() attributes {ckpt.budget = "1GiB"} {
+  return
+}
+
+// -----
+
 func.func @plan_on_op(%x: tensor<4xf32>) {
   // expected-error @below {{'ckpt.plan' is a string on training steps}}
   %y = ckpt.neg %x {ckpt.plan = "none"} : tensor<4xf32>

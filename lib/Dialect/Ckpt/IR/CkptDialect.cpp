@@ -90,6 +90,14 @@ LogicalResult CkptDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is a non-negative i64 on functions";
     return success();
   }
+  if (name == kBudgetAttrName) {
+    auto budget = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!budget || !budget.getType().isSignlessInteger(64) ||
+        budget.getInt() <= 0 || !isa<FunctionOpInterface>(op))
+      return op->emitError()
+             << "'" << name << "' is a positive i64 (bytes) on training steps";
+    return success();
+  }
   if (name == kPlanAttrName) {
     if (!isa<StringAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
       return op->emitError()

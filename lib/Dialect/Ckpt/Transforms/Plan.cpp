@@ -45,11 +45,22 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
       }
       options.budget = budgetBytes;
     }
-    for (auto step : module.getOps<func::FuncOp>())
-      if (step->hasAttr(CkptDialect::kTrainingStepAttrName) &&
-          (failed(applyStrategy(step, options)) ||
-           (budgetBytes && failed(fitBudget(step)))))
+    for (auto step : module.getOps<func::FuncOp>()) {
+      if (!step->hasAttr(CkptDialect::kTrainingStepAttrName))
+        continue;
+      if (failed(applyStrategy(step, options)) ||
+          (budgetBytes && failed(fitBudget(step))))
         return signalPassFailure();
+      // The report names the budget the plan was made for (beyond 2^63 - 1
+      // bytes, no budget binds).
+      if (budgetBytes)
+        step->setAttr(CkptDialect::kBudgetAttrName,
+                      IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                       static_cast<int64_t>(std::min<uint64_t>(
+                                           *budgetBytes, INT64_MAX))));
+      else
+        step->removeAttr(CkptDialect::kBudgetAttrName);
+    }
   }
 
   /// The plan's simulated peak must fit the budget. Selective gives up

@@ -195,6 +195,9 @@ struct StepReport {
   StepCost cost;
   SmallVector<RecomputeSegment> recompute;
   SmallVector<StageRow> stages;
+  /// While the plan is still checkpoint segments: the plan materialised
+  /// on a copy.
+  std::optional<PlanEvaluation> planned;
   /// Names of values as the printer would write them (%12, %arg0).
   std::function<std::string(Value)> name;
 
@@ -218,10 +221,15 @@ struct StepReport {
     return plan ? plan.str() : "none (not planned)";
   }
   /// Recompute FLOPs in percent of one forward.
-  double recomputePercent() const {
-    return cost.forward.flops
-               ? 100.0 * cost.recompute.flops / cost.forward.flops
-               : 0.0;
+  double recomputePercent(const StepCost &of) const {
+    return of.forward.flops ? 100.0 * of.recompute.flops / of.forward.flops
+                            : 0.0;
+  }
+  double recomputePercent() const { return recomputePercent(cost); }
+  /// The budget ckpt-plan was given, if any.
+  std::optional<int64_t> budget() const {
+    auto bytes = step->getAttrOfType<IntegerAttr>(CkptDialect::kBudgetAttrName);
+    return bytes ? std::optional<int64_t>(bytes.getInt()) : std::nullopt;
   }
 };
 
@@ -284,11 +292,21 @@ void printText(raw_ostream &os, const StepReport &report) {
   uint64_t recomputedBytes = 0;
   for (const RecomputeSegment &segment : report.recompute)
     recomputedBytes += segment.recomputedBytes;
-  os << "plan: " << report.strategy() << ", " << report.recompute.size()
-     << " recompute segments, " << formatBytes(recomputedBytes)
-     << " recomputed, extra forward FLOPs "
+  os << "plan: " << report.strategy();
+  if (std::optional<int64_t> budget = report.budget())
+    os << " within a budget of " << formatBytes(*budget);
+  os << ", " << report.recompute.size() << " recompute segments, "
+     << formatBytes(recomputedBytes) << " recomputed, extra forward FLOPs "
      << llvm::format("%.1f%%", report.recomputePercent())
      << " of one forward\n";
+  if (const std::optional<PlanEvaluation> &planned = report.planned)
+    os << "  planned as checkpoint segments (not yet materialised; "
+          "ckpt-insert-recompute does it): simulated peak "
+       << formatBytes(planned->peak.bytes) << ", without returned gradients "
+       << formatBytes(planned->peak.bytesWithoutGradients)
+       << ", extra forward FLOPs "
+       << llvm::format("%.1f%%", report.recomputePercent(planned->cost))
+       << " of one forward\n";
   if (report.recompute.empty())
     return;
   os << llvm::format("  %-5s %-24s %-8s %-26s %-8s %-26s %s\n", "#", "location",
@@ -395,6 +413,20 @@ llvm::json::Value toJson(const StepReport &report) {
         {"forward_flops", static_cast<int64_t>(stage.flops)},
         {"saved_bytes", static_cast<int64_t>(stage.savedBytes)},
         {"boundary_bytes", static_cast<int64_t>(stage.boundaryBytes)}});
+  llvm::json::Object plan{
+      {"strategy", report.strategy()},
+      {"recompute_percent_of_forward", report.recomputePercent()},
+      {"segments", std::move(segments)}};
+  if (std::optional<int64_t> budget = report.budget())
+    plan["budget_bytes"] = *budget;
+  if (const std::optional<PlanEvaluation> &planned = report.planned)
+    plan["planned"] = llvm::json::Object{
+        {"peak_bytes", static_cast<int64_t>(planned->peak.bytes)},
+        {"peak_bytes_without_gradients",
+         static_cast<int64_t>(planned->peak.bytesWithoutGradients)},
+        {"recompute_flops", static_cast<int64_t>(planned->cost.recompute.flops)},
+        {"recompute_percent_of_forward",
+         report.recomputePercent(planned->cost)}};
   return llvm::json::Object{
       {"function", report.step.getSymName()},
       {"stages", std::move(stages)},
@@ -405,10 +437,7 @@ llvm::json::Value toJson(const StepReport &report) {
        llvm::json::Object{{"forward", toJson(report.cost.forward)},
                           {"backward", toJson(report.cost.backward)},
                           {"recompute", toJson(report.cost.recompute)}}},
-      {"plan", llvm::json::Object{
-                   {"strategy", report.strategy()},
-                   {"recompute_percent_of_forward", report.recomputePercent()},
-                   {"segments", std::move(segments)}}}};
+      {"plan", std::move(plan)}};
 }
 
 void emitRemarks(const StepReport &report) {
@@ -441,16 +470,13 @@ void emitRemarks(const StepReport &report) {
 FailureOr<SmallVector<ChartSeries>> collectTimelines(const StepReport &report) {
   func::FuncOp step = report.step;
   std::string name = ("@" + step.getSymName()).str();
-  if (step.getOps<CheckpointOp>().empty())
+  if (!report.planned)
     return SmallVector<ChartSeries>{{name, report.peak.timeline}};
-  FailureOr<PlanEvaluation> planned = evaluatePlan(step);
-  if (failed(planned))
-    return failure();
   auto strategy = step->getAttrOfType<StringAttr>(CkptDialect::kPlanAttrName);
   return SmallVector<ChartSeries>{
       {name + " keeping everything", report.peak.timeline},
       {name + " plan " + (strategy ? strategy.str() : std::string("manual")),
-       std::move(planned->peak.timeline)}};
+       report.planned->peak.timeline}};
 }
 
 struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
@@ -491,8 +517,16 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
       FailureOr<SmallVector<StageRow>> stages = collectStages(step);
       if (failed(stages))
         return signalPassFailure();
+      std::optional<PlanEvaluation> planned;
+      if (!step.getOps<CheckpointOp>().empty()) {
+        FailureOr<PlanEvaluation> evaluation = evaluatePlan(step);
+        if (failed(evaluation))
+          return signalPassFailure();
+        planned = std::move(*evaluation);
+      }
       reports.push_back({step, std::move(*saved), std::move(*peak), *cost,
-                         std::move(*recompute), std::move(*stages), nameOf});
+                         std::move(*recompute), std::move(*stages),
+                         std::move(planned), nameOf});
     }
     if (reports.empty()) {
       module.emitError("no training step to report on; run ckpt-autodiff "

@@ -59,6 +59,9 @@ def Ckpt_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kKeepAttrName = "ckpt.keep";
     /// The string attribute of training steps: the strategy of their plan.
     static constexpr ::llvm::StringLiteral kPlanAttrName = "ckpt.plan";
+    /// The i64 attribute of training steps planned under a budget: the
+    /// budget in bytes.
+    static constexpr ::llvm::StringLiteral kBudgetAttrName = "ckpt.budget";
     void registerTypes();
   }];
 }
