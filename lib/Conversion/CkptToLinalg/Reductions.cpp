@@ -153,8 +153,9 @@ FailureOr<SmallVector<Value>> lowerSoftmaxGrad(SoftmaxGradOp op,
   // dx = y * (dy - sum(dy * y)).
   RankedTensorType type = op.getType();
   Location loc = op.getLoc();
+  int64_t dim = op.getDim();
   Value dot = buildSum(rewriter, loc, type, {op.getGrad(), op.getForward()},
-                      {op.getDim()}, keptType(type, {op.getDim()}),
+                      {dim}, keptType(type, {dim}),
                       [](ScalarBuilder &s, ValueRange x) {
                         return s.mul(x[0], x[1]);
                       });
@@ -170,8 +171,9 @@ FailureOr<SmallVector<Value>> lowerLogSoftmaxGrad(LogSoftmaxGradOp op,
   // dx = dy - exp(y) * sum(dy).
   RankedTensorType type = op.getType();
   Location loc = op.getLoc();
-  Value total = buildSum(rewriter, loc, type, op.getGrad(), {op.getDim()},
-                        keptType(type, {op.getDim()}), identity);
+  int64_t dim = op.getDim();
+  Value total = buildSum(rewriter, loc, type, op.getGrad(), {dim},
+                        keptType(type, {dim}), identity);
   return SmallVector<Value>{buildMap(
       rewriter, loc, type, {op.getGrad(), op.getForward(), total},
       [&](ScalarBuilder &s, ValueRange x) {
@@ -225,7 +227,6 @@ FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
   // mean over rows of logsumexp(row) - row[label].
   Location loc = op.getLoc();
   RankedTensorType logits = op.getLogits().getType();
-  Type element = logits.getElementType();
   SoftmaxParts parts = softmaxParts(rewriter, loc, op.getLogits(), 1);
   auto labels2d = RankedTensorType::get({logits.getDimSize(0), 1},
                                         op.getLabels().getType().getElementType());
