@@ -38,6 +38,13 @@ LogicalResult ckpt::verifyRecomputable(CheckpointOp segment) {
   return success(recomputable);
 }
 
+LogicalResult ckpt::verifyNotMaterialized(func::FuncOp step) {
+  if (step.getOps<RecomputeOp>().empty())
+    return success();
+  return step.emitOpError() << "already has recompute regions; plan it "
+                               "before --ckpt-insert-recompute";
+}
+
 std::string ckpt::whyNotSegmentable(Operation *op) {
   std::string reason = whyNotRecomputable(op);
   if (!reason.empty())

@@ -139,6 +139,8 @@ SmallVector<Stage> isolateUnsegmentable(ArrayRef<Stage> stages) {
 
 FailureOr<std::unique_ptr<StepChain>>
 StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement) {
+  if (failed(verifyNotMaterialized(step)))
+    return failure();
   Block &entry = step.getBody().front();
   SmallVector<Operation *> schedule;
   DenseMap<Operation *, size_t> position;

@@ -197,10 +197,8 @@ std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
 LogicalResult ckpt::applyStrategy(func::FuncOp step,
                                   const StrategyOptions &options) {
   StringRef strategy = options.strategy;
-  if (!step.getOps<RecomputeOp>().empty())
-    return step.emitOpError()
-           << "already has recompute regions; plan it before "
-              "--ckpt-insert-recompute";
+  if (failed(verifyNotMaterialized(step)))
+    return failure();
   if (strategy == "manual") {
     bool recomputable = true;
     for (auto segment : step.getOps<CheckpointOp>())

@@ -22,6 +22,10 @@ namespace ckpt {
 /// may not be recomputed, each with a note at the segment.
 mlir::LogicalResult verifyRecomputable(CheckpointOp segment);
 
+/// Fails with an error at `step` when its plan is already materialised
+/// (it has recompute regions): plans are made before that.
+mlir::LogicalResult verifyNotMaterialized(mlir::func::FuncOp step);
+
 /// Whether an automatic strategy may put `op` in a segment: it may be
 /// recomputed and exchanges only tensors and random state with the rest of
 /// the step. Empty when it may, else why not.

@@ -30,7 +30,7 @@ public:
   /// regions; ops above `expensiveFlopsPerElement` (isExpensiveToRecompute)
   /// may keep their results. Stages whose backward ops interleave are
   /// merged, so that each program point belongs to one stage. Fails with an
-  /// error at an op of unknown size.
+  /// error at an op of unknown size, or at a step with recompute regions.
   static mlir::FailureOr<std::unique_ptr<StepChain>>
   build(mlir::func::FuncOp step, unsigned expensiveFlopsPerElement);
 
