@@ -129,20 +129,14 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
       }
     }
     // A group fits after a label when its peak less what the label frees
-    // is within the budget; labels come most-freeing first, so the first
-    // that does not fit ends the scan.
+    // is within the budget (every label fits already); labels come
+    // most-freeing first, so the first that does not fit ends the scan.
     auto extend = [&](int64_t groupPeak, const ChainSegment *segment,
                       unsigned option, size_t next) {
-      if (labels[first].empty() ||
-          !fits(groupPeak - labels[first].front().freed))
-        return;
       for (auto [index, label] : llvm::enumerate(labels[first])) {
         int64_t peak = std::max(label.peak, groupPeak - label.freed);
-        if (!fits(peak)) {
-          if (groupPeak - label.freed > *budget)
-            break;
-          continue;
-        }
+        if (!fits(peak))
+          break;
         if (!segment) {
           candidates[next].push_back({label.freed, peak, label.flops, first,
                                       index, kKept, label.segments});
