@@ -137,7 +137,8 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
     peak when it fits, and one remark per segment names its stages.
     A budget that is not a positive byte count is an error.
 
-    The step records its strategy as `ckpt.plan`. Planning a step that
+    The step records its strategy as `ckpt.plan` (and a budget as
+    `ckpt.budget`, in bytes). Planning a step that
     already has recompute regions is an error.
   }];
   let options = [
