@@ -45,61 +45,67 @@ using namespace mlir;
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string>
-    inputFile(cl::Positional, cl::desc("<training step .mlir>"), cl::Required);
+// Only these options appear in --help (LLVM registers hundreds of its own).
+static cl::OptionCategory runCategory("ckpt-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<training step .mlir>"),
+                                      cl::Required, cl::cat(runCategory));
 static cl::opt<std::string>
     functionName("function",
                  cl::desc("Function to run (default: the training step)"),
-                 cl::init(""));
-static cl::opt<uint64_t>
-    seed("seed", cl::desc("Seed of the input values (default 0)"), cl::init(0));
+                 cl::init(""), cl::cat(runCategory));
+static cl::opt<uint64_t> seed("seed",
+                              cl::desc("Seed of the input values (default 0)"),
+                              cl::init(0), cl::cat(runCategory));
 static cl::opt<uint64_t>
     rngBase("rng-base",
             cl::desc("Base counter of the random state passed to the step "
                      "(default 0)"),
-            cl::init(0));
+            cl::init(0), cl::cat(runCategory));
 static cl::opt<unsigned> repeat("repeat", cl::desc("Timed runs (default 1)"),
-                                cl::init(1));
+                                cl::init(1), cl::cat(runCategory));
 static cl::opt<unsigned>
     warmup("warmup",
            cl::desc("Untimed runs first; the first run also finishes JIT "
                     "compilation (default 1)"),
-           cl::init(1));
+           cl::init(1), cl::cat(runCategory));
 static cl::opt<unsigned> checkGradients(
     "check-gradients",
     cl::desc("Compare the gradients with central finite differences of the "
              "forward function along this many random directions (0: off)"),
-    cl::init(0));
+    cl::init(0), cl::cat(runCategory));
 static cl::opt<double> tolerance(
     "tolerance",
     cl::desc("Largest relative error --check-gradients accepts (default "
              "1e-6, for f64 models)"),
-    cl::init(1e-6));
+    cl::init(1e-6), cl::cat(runCategory));
 static cl::opt<double> checkPeak(
     "check-peak",
     cl::desc("Fail when a measured peak (with or without the returned "
              "gradients) differs from the simulated one by more than this "
              "fraction (0: off)"),
-    cl::init(0));
+    cl::init(0), cl::cat(runCategory));
 static cl::list<std::string>
     inputFiles("input",
                cl::desc("Load argument N from a .npy file instead of filling "
-                        "it: --input N=PATH (repeatable)"));
+                        "it: --input N=PATH (repeatable)"),
+               cl::cat(runCategory));
 static cl::opt<std::string> referenceDir(
     "reference",
     cl::desc("Compare each gradient with DIR/gradN.npy (for example from an "
              "f64 run of the same graph)"),
-    cl::init(""));
+    cl::init(""), cl::cat(runCategory));
 static cl::opt<double> referenceTolerance(
     "reference-tolerance",
     cl::desc("Largest relative L2 difference --reference accepts (default "
              "1e-4)"),
-    cl::init(1e-4));
+    cl::init(1e-4), cl::cat(runCategory));
 static cl::opt<std::string>
     outDir("out",
            cl::desc("Write each gradient as DIR/grad<N>.npy, N the "
                     "parameter's argument number"),
-           cl::init(""));
+           cl::init(""), cl::cat(runCategory));
 
 namespace {
 
@@ -191,6 +197,7 @@ int fail(const Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "ckpt-run: runs a ckpt training step on the CPU and measures its peak "
