@@ -133,6 +133,18 @@ void ckpt::inlineAllSegments(func::FuncOp func) {
   }
 }
 
+SmallVector<Stage> ckpt::mapStages(ArrayRef<Stage> stages,
+                                  const IRMapping &mapping) {
+  return llvm::map_to_vector(stages, [&](const Stage &stage) {
+    return Stage{llvm::map_to_vector(
+                     stage.ops,
+                     [&](Operation *op) { return mapping.lookup(op); }),
+                 llvm::map_to_vector(stage.boundary, [&](Value value) {
+                   return mapping.lookupOrDefault(value);
+                 })};
+  });
+}
+
 SmallVector<Stage> ckpt::findStages(func::FuncOp step) {
   Block &entry = step.getBody().front();
   SmallVector<Operation *> forward;

@@ -15,6 +15,7 @@
 #include "ckpt/Analysis/MemorySimulator.h"
 #include "ckpt/Analysis/StepCost.h"
 #include "ckpt/Planner/Recompute.h"
+#include "ckpt/Planner/Strategies.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Threading.h"
@@ -105,20 +106,20 @@ PointStages assignPoints(ArrayRef<Operation *> schedule,
 SmallVector<Stage> isolateUnsegmentable(ArrayRef<Stage> stages) {
   SmallVector<Stage> split;
   for (const Stage &stage : stages) {
-    if (llvm::all_of(stage.ops, [](Operation *op) {
-          return whyNotSegmentable(op).empty();
-        })) {
+    SmallVector<bool> alone = llvm::map_to_vector(stage.ops, [](Operation *op) {
+      return !whyNotSegmentable(op).empty();
+    });
+    if (llvm::none_of(alone, [](bool isAlone) { return isAlone; })) {
       split.push_back(stage);
       continue;
     }
     SmallVector<SmallVector<Operation *>> parts;
     bool afterAlone = true;
-    for (Operation *op : stage.ops) {
-      bool alone = !whyNotSegmentable(op).empty();
-      if (alone || afterAlone)
+    for (auto [op, isAlone] : llvm::zip_equal(stage.ops, alone)) {
+      if (isAlone || afterAlone)
         parts.emplace_back();
       parts.back().push_back(op);
-      afterAlone = alone;
+      afterAlone = isAlone;
     }
     for (ArrayRef<Operation *> part : parts) {
       Stage &cut = split.emplace_back(Stage{SmallVector<Operation *>(part), {}});
@@ -179,18 +180,13 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement) {
   // Each run of stages as the step's only segment, simulated.
   auto measure = [&](size_t first, size_t last,
                      bool keepExpensive) -> FailureOr<ChainSegment> {
+    // Written exactly as dp writes its plans.
     IRMapping mapping;
     OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
-    SmallVector<Operation *> ops;
-    for (size_t stage = first; stage <= last; ++stage)
-      for (Operation *op : chain->stages[stage].ops) {
-        ops.push_back(mapping.lookup(op));
-        if (keepExpensive &&
-            isExpensiveToRecompute(op, expensiveFlopsPerElement))
-          ops.back()->setAttr(CkptDialect::kKeepAttrName,
-                              UnitAttr::get(op->getContext()));
-      }
-    wrapInSegment(ops);
+    PlannedSegment run{first, last,
+                       keepExpensive ? kKeepExpensive : kRecomputeAll};
+    writeChainPlan(mapStages(chain->stages, mapping), ChainPlan{{run}, 0, 0},
+                   expensiveFlopsPerElement, /*describe=*/false);
     if (failed(materializePlan(*copy)))
       return failure();
     FailureOr<MemoryPeak> peak = simulateMemory(*copy, /*liveAtPeak=*/false);
@@ -239,18 +235,20 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement) {
     bool keepExpensive;
     ChainSegment measured;
   };
+  SmallVector<bool> segmentable, hasExpensive;
+  for (const Stage &stage : chain->stages) {
+    segmentable.push_back(llvm::all_of(stage.ops, [](Operation *op) {
+      return whyNotSegmentable(op).empty();
+    }));
+    hasExpensive.push_back(llvm::any_of(stage.ops, [&](Operation *op) {
+      return isExpensiveToRecompute(op, expensiveFlopsPerElement);
+    }));
+  }
   std::vector<Run> runs;
   for (size_t first = 0; first < count; ++first) {
     bool expensive = false;
-    for (size_t last = first; last < count; ++last) {
-      ArrayRef<Operation *> ops = chain->stages[last].ops;
-      if (!llvm::all_of(ops, [](Operation *op) {
-            return whyNotSegmentable(op).empty();
-          }))
-        break;
-      expensive |= llvm::any_of(ops, [&](Operation *op) {
-        return isExpensiveToRecompute(op, expensiveFlopsPerElement);
-      });
+    for (size_t last = first; last < count && segmentable[last]; ++last) {
+      expensive |= hasExpensive[last];
       runs.push_back({first, last, false, {}});
       if (expensive)
         runs.push_back({first, last, true, {}});

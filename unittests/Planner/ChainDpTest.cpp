@@ -262,14 +262,8 @@ TEST(ChainDpTest, FindsTheSimulatorsOptimumOfRandomSteps) {
       IRMapping mapping;
       OwningOpRef<func::FuncOp> copy =
           cast<func::FuncOp>(step->clone(mapping));
-      SmallVector<Stage> stagesOfCopy;
-      for (const Stage &stage : (*chain)->getStages())
-        stagesOfCopy.push_back(
-            {llvm::map_to_vector(
-                 stage.ops, [&](Operation *op) { return mapping.lookup(op); }),
-             {}});
-      writeChainPlan(stagesOfCopy, ChainPlan{segments, 0, 0}, threshold,
-                     /*describe=*/false);
+      writeChainPlan(mapStages((*chain)->getStages(), mapping),
+                     ChainPlan{segments, 0, 0}, threshold, /*describe=*/false);
       FailureOr<PlanEvaluation> simulated = evaluatePlan(*copy);
       ASSERT_TRUE(succeeded(simulated));
       Scored scored{segments, static_cast<int64_t>(simulated->peak.bytes),

@@ -15,6 +15,7 @@
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace ckpt {
 
@@ -53,6 +54,11 @@ struct Stage {
   /// nothing crosses).
   llvm::SmallVector<mlir::Value, 1> boundary;
 };
+
+/// `stages` of a function, as the same stages of its copy made with
+/// `mapping` (which the copy's clone filled).
+llvm::SmallVector<Stage> mapStages(llvm::ArrayRef<Stage> stages,
+                                   const mlir::IRMapping &mapping);
 
 /// The forward ops of a training step (no segments in it) split into
 /// stages: a stage ends where a single activation carries everything later

@@ -137,13 +137,8 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
         IRMapping mapping;
         OwningOpRef<func::FuncOp> copy =
             cast<func::FuncOp>((*flat)->clone(mapping));
-        SmallVector<Stage> stages;
-        for (const Stage &stage : (*chain)->getStages())
-          stages.push_back(
-              {llvm::map_to_vector(
-                   stage.ops, [&](Operation *op) { return mapping.lookup(op); }),
-               {}});
-        writeChainPlan(stages, plan, selectiveThreshold, false);
+        writeChainPlan(mapStages((*chain)->getStages(), mapping), plan,
+                       selectiveThreshold, false);
         if (failed(evaluate(*copy, "segments=" + describeSegments(plan))))
           return failure();
       }
