@@ -25,3 +25,15 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # Helper scripts in Inputs/ call the tools by name.
 llvm_config.with_environment("PATH", config.ckpt_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["ckpt-opt", "ckpt-run"], [config.ckpt_tools_dir])
+
+# The PyTorch bridge's tests need a Python that imports torch (CMake found
+# it: CKPT_TORCH_PYTHON); they use the importer's module from the source
+# tree.
+if config.torch_python:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", config.torch_python))
+    config.substitutions.append(
+        ("%torch_bridge", os.path.join(config.ckpt_src_root, "tools",
+                                       "ckpt-import-torch")))
+    llvm_config.add_tool_substitutions(["ckpt-import-torch"],
+                                       [config.ckpt_tools_dir])

@@ -91,6 +91,12 @@ static cl::list<std::string>
                cl::desc("Load argument N from a .npy file instead of filling "
                         "it: --input N=PATH (repeatable)"),
                cl::cat(runCategory));
+static cl::opt<std::string> inputDir(
+    "inputs",
+    cl::desc("Load every argument N that has a DIR/argN.npy from it (as "
+             "ckpt-import-torch --weights writes parameters); --input "
+             "overrides single arguments"),
+    cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> referenceDir(
     "reference",
     cl::desc("Compare each gradient with DIR/gradN.npy (for example from an "
@@ -349,6 +355,51 @@ int main(int argc, char **argv) {
     inputBytes += buffer.bytes();
   }
 
+  auto loadInput = [&](unsigned index, StringRef path) -> bool {
+    Buffer &buffer = inputs[index];
+    ckpt::runtime::NpyArray array;
+    std::string error;
+    if (!ckpt::runtime::readNpy(path.str(), array, error))
+      return fail(error), false;
+    if (randomState[index])
+      return fail("argument " + Twine(index) + " is the random state, which "
+                  "--seed and --rng-base set; it is not loaded from '" +
+                  path + "'"),
+             false;
+    std::string expected = npyDtype(buffer.type.getElementType());
+    if (array.dtype != expected ||
+        ArrayRef<int64_t>(array.shape) != buffer.type.getShape()) {
+      std::string shape, type;
+      for (int64_t size : array.shape)
+        shape += std::to_string(size) + ",";
+      llvm::raw_string_ostream os(type);
+      os << buffer.type;
+      return fail("'" + path + "' holds " + array.dtype + " of shape (" +
+                  shape + ") but argument " + Twine(index) + " is " + type +
+                  " (dtype " + expected + ")"),
+             false;
+    }
+    std::memcpy(buffer.data(), array.data.data(), buffer.bytes());
+    return true;
+  };
+  if (!inputDir.empty()) {
+    if (!llvm::sys::fs::is_directory(inputDir))
+      return fail("--inputs: '" + inputDir + "' is not a directory");
+    unsigned loaded = 0;
+    for (unsigned index = 0; index < inputs.size(); ++index) {
+      SmallString<128> path(inputDir);
+      llvm::sys::path::append(path, "arg" + Twine(index) + ".npy");
+      if (!llvm::sys::fs::exists(path))
+        continue;
+      if (!loadInput(index, path))
+        return 1;
+      ++loaded;
+    }
+    if (loaded == 0)
+      return fail("--inputs: '" + inputDir + "' holds no argN.npy for any "
+                  "of the " + Twine(inputs.size()) + " arguments of '" +
+                  name + "'");
+  }
   for (const std::string &spec : inputFiles) {
     auto [indexText, path] = StringRef(spec).split('=');
     unsigned index;
@@ -356,28 +407,8 @@ int main(int argc, char **argv) {
         index >= inputs.size())
       return fail("--input expects N=PATH with N an argument number below " +
                   Twine(inputs.size()) + ", got '" + spec + "'");
-    Buffer &buffer = inputs[index];
-    ckpt::runtime::NpyArray array;
-    std::string error;
-    if (!ckpt::runtime::readNpy(path.str(), array, error))
-      return fail(error);
-    std::string expected = npyDtype(buffer.type.getElementType());
-    if (array.dtype != expected ||
-        ArrayRef<int64_t>(array.shape) != buffer.type.getShape()) {
-      std::string shape;
-      for (int64_t size : array.shape)
-        shape += std::to_string(size) + ",";
-      return fail("'" + path + "' holds " + array.dtype + " of shape (" +
-                  shape + ") but argument " + Twine(index) + " is " +
-                  [&] {
-                    std::string text;
-                    llvm::raw_string_ostream os(text);
-                    os << buffer.type;
-                    return text;
-                  }() +
-                  " (dtype " + expected + ")");
-    }
-    std::memcpy(buffer.data(), array.data.data(), buffer.bytes());
+    if (!loadInput(index, path))
+      return 1;
   }
 
   // The packed interface takes a pointer to every descriptor field of every
