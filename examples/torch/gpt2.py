@@ -69,6 +69,7 @@ class Gpt2(nn.Module):
         positions = torch.arange(0, T, dtype=torch.long)
         x = self.drop(self.wte(tokens) + self.wpe(positions))
         for block in self.blocks:
-            x = checkpoint(block, x) if self.checkpoint_blocks else block(x)
+            x = (checkpoint(block, x, use_reentrant=False)
+                 if self.checkpoint_blocks else block(x))
         logits = F.linear(self.ln_f(x), self.wte.weight)
         return F.cross_entropy(logits.view(B * T, -1), labels.view(B * T))

@@ -90,6 +90,7 @@ class Llama(nn.Module):
         B, T = tokens.size()
         x = self.embed(tokens)
         for block in self.blocks:
-            x = checkpoint(block, x) if self.checkpoint_blocks else block(x)
+            x = (checkpoint(block, x, use_reentrant=False)
+                 if self.checkpoint_blocks else block(x))
         logits = self.head(self.norm(x))
         return F.cross_entropy(logits.view(B * T, -1), labels.view(B * T))

@@ -30,7 +30,7 @@ class MlpStack(nn.Module):
     def forward(self, x, target):
         for index, block in enumerate(self.blocks):
             if self.checkpoint_every and index % self.checkpoint_every == 0:
-                x = checkpoint(block, x)
+                x = checkpoint(block, x, use_reentrant=False)
             else:
                 x = block(x)
         return F.mse_loss(x, target)

@@ -72,7 +72,14 @@ def _frame_location(frame):
                 if position[2] is not None:
                     column = position[2] + 1
                 break
-    return (code.co_filename, line, column)
+    return (_display_path(code.co_filename), line, column)
+
+
+def _display_path(path):
+    """Paths under the working directory relative to it, as a user types
+    them; others as they are."""
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith("..") else relative
 
 
 # Tensor properties that are known while tracing: each traced value also
@@ -229,7 +236,7 @@ def _trace_failure(error):
     if frames:
         frame = frames[-1]
         source = frame.code_context[0].strip() if frame.code_context else ""
-        where = f"{frame.filename}:{frame.lineno}: `{source}`: "
+        where = f"{_display_path(frame.filename)}:{frame.lineno}: `{source}`: "
     message = str(error) or type(error).__name__
     return (f"{where}torch.fx cannot trace this: {message} (tracing runs "
             "forward on symbolic values, so control flow may not depend on "
@@ -334,6 +341,10 @@ class _Unsupported(Exception):
     pass
 
 
+# The value of a node that could not be imported.
+_UNSUPPORTED = object()
+
+
 class _Scope:
     """The function body, or a checkpoint region being written: its ops,
     its constants, and (for a region) the outside values it reads, by
@@ -348,8 +359,12 @@ class _Scope:
 class TorchImport:
     """One import: the MLIR text and the values of its arguments."""
 
-    def __init__(self, text, arguments):
+    def __init__(self, text, arguments, graph_module, folded):
         self.text = text
+        # The torch.fx trace; its node names name the MLIR ops' locations.
+        self.graph_module = graph_module
+        # Names of the nodes folded into constants.
+        self.folded = folded
         # [(name, kind, numpy array)] in argument order; kind is "input",
         # "constant" or "parameter".
         self.arguments = arguments
@@ -584,7 +599,10 @@ class _Importer:
                 f"    -> {loss.type} {{\n  {body}\n"
                 f"  return %{loss.name} : {loss.type}\n}}\n")
         return TorchImport(text, [(source, kind, array) for
-                                  _, kind, array, _, source in self.arguments])
+                                  _, kind, array, _, source in self.arguments],
+                           self.graph_module,
+                           {n.name for n, folded in self.constant.items()
+                            if folded})
 
     def _emit_nodes(self, nodes):
         index = 0
@@ -606,14 +624,27 @@ class _Importer:
         if self.constant[node]:
             return
         try:
-            self.env[node] = self._convert(node)
+            # An op that reads an unsupported op's value is reported only
+            # when it has no equivalent itself.
+            if any(self._known(i) is _UNSUPPORTED
+                   for i in node.all_input_nodes):
+                self.env[node] = _UNSUPPORTED
+                self._converter(node)
+                return
+            self.env[node] = self._converter(node)(self, node)
         except _Unsupported as why:
             location = node.meta.get("ckpt_location")
             where = f"{location[0]}:{location[1]}" if location else "?"
             self.unsupported.append(
                 (where, f"{_describe_target(node)}: {why}"
                  if str(why) else _describe_target(node)))
-            self.env[node] = _Value("<unsupported>", (), torch.float32)
+            self.env[node] = _UNSUPPORTED
+
+    def _known(self, node):
+        try:
+            return self.env[node]
+        except KeyError:  # a folded constant
+            return None
 
     def _emit_segment(self, nodes):
         """One checkpoint call: a ckpt.checkpoint region whose block
@@ -631,6 +662,8 @@ class _Importer:
         class RegionEnv(dict):
             def __missing__(env, node):
                 value = outer_env[node]
+                if value is _UNSUPPORTED:
+                    return value
                 if isinstance(value, list):
                     return [self._local(v) for v in value]
                 return self._local(value)
@@ -642,6 +675,10 @@ class _Importer:
             results = [self.env[n] for n in outputs]
         finally:
             region, self.scope, self.env = self.scope, outer, outer_env
+        if any(value is _UNSUPPORTED for value in results):
+            for node in outputs:
+                self.env[node] = _UNSUPPORTED
+            return
         flat = [v for value in results
                 for v in (value if isinstance(value, list) else [value])]
         captured = list(region.captures.values())
@@ -667,24 +704,26 @@ class _Importer:
 
     # -- op conversion -------------------------------------------------------
 
-    def _convert(self, node):
+    def _converter(self, node):
+        """The function that writes `node`'s ops."""
         if node.op == "get_attr":
-            return self._constant(self.values[node], node.name)
+            return lambda self, node: self._constant(self.values[node],
+                                                     node.name)
         if node.op == "call_module":
             module = self.graph_module.get_submodule(node.target)
             for kind, convert in _MODULE_CONVERTERS:
                 if isinstance(module, kind):
-                    return convert(self, node, module)
+                    return lambda self, node: convert(self, node, module)
             if _is_rms_norm(module):
-                return _convert_rms_norm(self, node, module)
+                return lambda self, node: _convert_rms_norm(self, node,
+                                                            module)
             raise _Unsupported("")
-        key = node.target if node.op == "call_method" else node.target
         table = _METHOD_CONVERTERS if node.op == "call_method" else \
             _FUNCTION_CONVERTERS
-        convert = table.get(key)
+        convert = table.get(node.target)
         if convert is None:
             raise _Unsupported("")
-        return convert(self, node)
+        return convert
 
     def arg(self, node, index, name, default=None):
         if index < len(node.args):

@@ -25,6 +25,9 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <string>
+#include <vector>
+
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   ckpt::registerCkptPasses();
@@ -41,6 +44,13 @@ int main(int argc, char **argv) {
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
   ckpt::registerLowerToLLVMDependencies(registry);
 
+  // An error names its op and the user's line; printing the whole op after
+  // it (MLIR's default) buries the message under the function's text. A
+  // later --mlir-print-op-on-diagnostic on the command line still wins.
+  std::vector<char *> args(argv, argv + argc);
+  std::string quiet = "--mlir-print-op-on-diagnostic=false";
+  args.insert(args.begin() + 1, quiet.data());
   return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "ckpt-opt: activation checkpointing compiler\n", registry));
+      static_cast<int>(args.size()), args.data(),
+      "ckpt-opt: activation checkpointing compiler\n", registry));
 }

@@ -9,7 +9,9 @@
 
 import argparse
 import ast
+import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -66,15 +68,170 @@ def gradients(options):
                     parameters[name].grad.numpy())
 
 
+_RESHAPES = {"view", "reshape", "flatten", "unsqueeze", "squeeze",
+             "contiguous", torch.reshape, torch.flatten, torch.unsqueeze,
+             torch.squeeze}
+
+
+def storage_owner(node):
+    """The node whose memory a reshape chain ending at `node` shares (in
+    both PyTorch and ckpt, reshapes are views)."""
+    while node.target in _RESHAPES and node.op != "get_attr":
+        node = node.args[0]
+    return node
+
+
+def is_copy(tensor, operand):
+    return tensor.numel() == operand.numel() and \
+        tensor.dtype == operand.dtype and \
+        torch.equal(tensor.reshape(-1), operand.contiguous().reshape(-1))
+
+
+def pytorch_saved(imported, inputs):
+    """What autograd saves while the traced module runs: bytes per storage
+    owner node, and the documented differences apart (label -> bytes per
+    node)."""
+    graph_module = imported.graph_module
+    nodes = {n.name: n for n in graph_module.graph.nodes}
+    owners = {}  # storage address -> node name
+    saved = {}  # storage address -> (saving node, tensor)
+    parameters = {p.storage().data_ptr() for p in graph_module.parameters()}
+    current = [None]
+    # Node outputs stay alive to the end, so no later storage reuses the
+    # address of one.
+    outputs = {}
+
+    def pack(tensor):
+        address = tensor.storage().data_ptr()
+        if address not in parameters and address not in saved:
+            saved[address] = (current[0], tensor)
+        return tensor
+
+    class Run(torch.fx.Interpreter):
+        def run_node(self, node):
+            current[0] = node
+            result = super().run_node(node)
+            for value in (result if isinstance(result, (tuple, list))
+                          else [result]):
+                if isinstance(value, torch.Tensor):
+                    owners.setdefault(value.storage().data_ptr(), node.name)
+            outputs[node] = result
+            return result
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        Run(graph_module).run(*inputs)
+    activations, masks, scalars, constants, unfused = {}, {}, {}, {}, {}
+
+    def add(table, node, size):
+        table[node] = table.get(node, 0) + size
+
+    for address, (saver, tensor) in saved.items():
+        size = tensor.storage().nbytes()
+        owner = owners.get(address)
+        if owner is not None:  # a node's output, or a view of one
+            owner = storage_owner(nodes[owner]).name
+            add(constants if owner in imported.folded else activations,
+                owner, size)
+        elif tensor.dim() == 0:
+            add(scalars, saver.name, size)
+        elif isinstance(saver.target, str) and saver.op == "call_module" \
+                and isinstance(graph_module.get_submodule(saver.target),
+                               torch.nn.Dropout):
+            add(masks, saver.name, size)
+        else:
+            # An internal tensor: one the op computed for its backward
+            # (layer norm's statistics), or a copy of an operand (matmul
+            # copies non-contiguous operands) whose place ckpt takes by
+            # saving the operand.
+            operands = [a for a in saver.all_input_nodes
+                        if isinstance(outputs.get(a), torch.Tensor)]
+            copied = [a for a in operands if is_copy(tensor, outputs[a])]
+            same_shape = [a for a in operands
+                          if outputs[a].shape == tensor.shape]
+            if copied:
+                add(activations, storage_owner(copied[0]).name, size)
+            elif same_shape and saver.op == "call_module":
+                # RMSNorm's Python forward, run op by op, keeps x * rstd
+                # (and x * x); ckpt's fused rms_norm keeps x and rstd.
+                add(unfused, saver.name, size)
+            elif same_shape:
+                # cross_entropy keeps log_softmax(logits); ckpt keeps the
+                # logits and recomputes it: the same bytes.
+                add(activations, storage_owner(same_shape[0]).name, size)
+            else:
+                add(activations, saver.name, size)
+    return activations, {"dropout masks (ckpt: none, it regenerates them)":
+                         masks,
+                         "0-d scalars (ckpt: constants)": scalars,
+                         "constants (ckpt: not activations)": constants,
+                         "RMSNorm's intermediates (ckpt: one fused op)":
+                         unfused}
+
+
+def ckpt_saved(imported, report):
+    """Our saved activations from the report: bytes per storage owner."""
+    nodes = {n.name: n for n in imported.graph_module.graph.nodes}
+    activations = {}
+    for tensor in report["saved_tensors"]:
+        # The random state dropout's gradient reads takes no memory.
+        if tensor["kind"] != "activation" or tensor["dtype"] == "!ckpt.rng":
+            continue
+        if tensor["producer"].startswith("argument "):
+            name = imported.arguments[int(tensor["producer"].split()[1])][0]
+        else:
+            name = storage_owner(nodes[tensor["source_name"]]).name
+        activations[name] = activations.get(name, 0) + tensor["bytes"]
+    return activations
+
+
+def saved(options):
+    """Compares, node by node, the activations our analysis saves with the
+    ones PyTorch's autograd saves; fails on any difference but the
+    documented ones, which it lists."""
+    model = load(options.model, options.arg)
+    inputs = make_inputs(options.input)
+    imported = ckpt_import_torch.import_module(model, inputs, "model")
+    run = subprocess.run(["ckpt-opt", "-", "--ckpt-pipeline=strategy=none",
+                          "--ckpt-report=format=json", "-o", os.devnull],
+                         input=imported.text, capture_output=True, text=True,
+                         check=True)
+    ours = ckpt_saved(imported, json.loads(run.stdout)[0])
+    theirs, differences = pytorch_saved(imported, inputs)
+    mismatches = 0
+    for name in theirs.keys() | ours.keys():
+        if theirs.get(name, 0) != ours.get(name, 0):
+            print(f"MISMATCH {name}: PyTorch saves {theirs.get(name, 0)} B, "
+                  f"ckpt {ours.get(name, 0)} B")
+            mismatches += 1
+    print(f"saved activations: {len(ours)} nodes, {sum(ours.values())} B, "
+          f"equal to PyTorch's but for {mismatches} nodes")
+    for label, table in differences.items():
+        print(f"PyTorch also saves {label}: " + (", ".join(
+            f"{name} {size} B" for name, size in sorted(table.items()))
+            or "none"))
+    for name, size in sorted(differences[next(iter(differences))].items()):
+        elements = nodes_value(imported, name).numel()
+        if size != 4 * elements:
+            print(f"MISMATCH dropout mask {name}: {size} B for {elements} "
+                  "elements, not 4 B each")
+            mismatches += 1
+    sys.exit(1 if mismatches else 0)
+
+
+def nodes_value(imported, name):
+    return next(n for n in imported.graph_module.graph.nodes
+                if n.name == name).meta["ckpt_value"]
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["gradients"])
+    parser.add_argument("command", choices=["gradients", "saved"])
     parser.add_argument("model")
     parser.add_argument("--input", action="append", default=[])
     parser.add_argument("--arg", action="append", default=[])
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--out")
     options = parser.parse_args()
-    {"gradients": gradients}[options.command](options)
+    {"gradients": gradients, "saved": saved}[options.command](options)
 
 
 if __name__ == "__main__":

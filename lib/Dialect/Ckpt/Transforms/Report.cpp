@@ -53,6 +53,18 @@ std::string locationText(Location loc) {
   return "?";
 }
 
+/// The name a location gives its op (`loc("name"(...))`; ckpt-import-torch
+/// names each op after its torch.fx node), "" when it gives none.
+std::string locationName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string text = locationName(inner); !text.empty())
+        return text;
+  return "";
+}
+
 std::string shapeText(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
@@ -359,6 +371,7 @@ llvm::json::Value toJson(const StepReport &report) {
         {"kind", getValueKindName(tensor.kind)},
         {"producer", report.producerText(tensor)},
         {"location", locationText(report.locationOf(tensor))},
+        {"source_name", locationName(report.locationOf(tensor))},
         {"value", report.name(tensor.value)},
         {"shape", shapeText(tensor.value.getType())},
         {"dtype", elementText(tensor.value.getType())},
@@ -490,7 +503,9 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
                          << "'; expected 'text' or 'json'";
       return signalPassFailure();
     }
-    AsmState names(module);
+    // Imported models name their ops' locations after the source's values
+    // (ckpt-import-torch: the torch.fx node); the report uses those names.
+    AsmState names(module, OpPrintingFlags().printNameLocAsPrefix());
     auto nameOf = [&names](Value value) {
       std::string text;
       llvm::raw_string_ostream os(text);
