@@ -96,6 +96,9 @@ class _Proxy(torch.fx.Proxy):
             return getattr(self.node.meta["ckpt_value"], name)
         return super().__getattr__(name)
 
+    def __len__(self):
+        return len(self.node.meta["ckpt_value"])
+
     def __iter__(self):
         # torch.fx finds the unpacking instruction by a bytecode index that
         # Python 3.11 moved (inline caches); find it by offset instead.
@@ -590,9 +593,11 @@ class _Importer:
         kinds = ("input", "parameter", "constant")
         self.arguments.sort(key=lambda a: (kinds.index(a[1]),
                                            order.get(a[4], 0)))
-        arguments = ",\n    ".join(f"%{v.name}: {v.type}{attributes}"
-                                   for v, _, _, attributes, _ in
-                                   self.arguments)
+        # Each argument's location is its name in the module (the
+        # parameter's qualified name), which the report prints.
+        arguments = ",\n    ".join(
+            f"%{v.name}: {v.type}{attributes} loc({_mlir_string(source)})"
+            for v, _, _, attributes, source in self.arguments)
         body = "\n  ".join(self.scope.constant_lines + self.scope.lines)
         text = (f"// Imported from PyTorch by ckpt-import-torch.\n"
                 f"func.func @{self.function_name}(\n    {arguments})\n"
@@ -1261,20 +1266,25 @@ _DTYPES = {"float32": torch.float32, "f32": torch.float32,
 
 
 def _parse_shape(spec):
+    """NAME=D0,D1,...[:DTYPE[:BOUND]] -> (name, shape, dtype, bound)."""
     name, _, rest = spec.partition("=")
-    shape_text, _, dtype_text = rest.partition(":")
+    shape_text, _, type_text = rest.partition(":")
+    dtype_text, _, bound_text = type_text.partition(":")
     try:
         shape = tuple(int(d) for d in shape_text.split(",")) if shape_text \
             else ()
+        bound = int(bound_text) if bound_text else None
     except ValueError:
         shape = None
-    if not name or shape is None or any(d <= 0 for d in shape) or (
-            dtype_text and dtype_text not in _DTYPES):
+    dtype = _DTYPES.get(dtype_text or "float32")
+    if not name or shape is None or any(d <= 0 for d in shape) or \
+            dtype is None or (bound is not None and (
+                dtype != torch.int64 or bound <= 0)):
         raise ImportFailure(
-            f"--input-shape expects NAME=D0,D1,...[:DTYPE] with positive "
-            f"sizes and DTYPE one of {', '.join(sorted(_DTYPES))}; got "
-            f"'{spec}'")
-    return name, shape, _DTYPES[dtype_text or "float32"]
+            f"--input-shape expects NAME=D0,D1,...[:DTYPE[:BOUND]] with "
+            f"positive sizes, DTYPE one of {', '.join(sorted(_DTYPES))} and "
+            f"a positive BOUND for int64 only; got '{spec}'")
+    return name, shape, dtype, bound
 
 
 def _load_class(spec):
@@ -1295,11 +1305,29 @@ def _load_class(spec):
     return factory
 
 
-def _example_input(shape, dtype):
+def _example_input(shape, dtype, bound):
     # Zeros are valid indices for any table; floats need no particular value.
     if dtype.is_floating_point:
         return torch.randn(shape, dtype=dtype)
+    if bound is not None:
+        return torch.randint(0, bound, shape)
     return torch.zeros(shape, dtype=dtype)
+
+
+def _write_reference(module, inputs, result, directory):
+    """PyTorch's gradients for the example inputs as DIR/gradN.npy, N the
+    parameter's argument number (ckpt-run --reference DIR)."""
+    module.zero_grad()
+    module(*inputs).backward()
+    parameters = dict(module.named_parameters())
+    os.makedirs(directory, exist_ok=True)
+    for index, (name, kind, _) in enumerate(result.arguments):
+        if kind == "parameter":
+            gradient = parameters[name].grad
+            gradient = torch.zeros_like(parameters[name]) if gradient is None \
+                else gradient
+            _atomic_write(os.path.join(directory, f"grad{index}.npy"),
+                          lambda f, g=gradient: np.save(f, g.numpy()))
 
 
 def _validate(text):
@@ -1328,10 +1356,13 @@ def main(argv=None):
                              "module) to import, constructed with no "
                              "arguments unless --arg is given")
     parser.add_argument("--input-shape", action="append", default=[],
-                        metavar="NAME=D0,D1,...[:DTYPE]",
+                        metavar="NAME=D0,D1,...[:DTYPE[:BOUND]]",
                         help="shape (and element type: float32 (default), "
                              "float64, int64, bool) of forward's argument "
-                             "NAME; one per argument")
+                             "NAME; one per argument. The example input is "
+                             "random normal for floats, zeros for the "
+                             "others, uniform below BOUND for int64 with "
+                             "one")
     parser.add_argument("--arg", action="append", default=[],
                         metavar="KEY=VALUE",
                         help="keyword argument for NAME (a Python literal)")
@@ -1342,6 +1373,11 @@ def main(argv=None):
                              "constant) as DIR/argN.npy, N its argument "
                              "number, for ckpt-run --inputs DIR; and "
                              "DIR/arguments.json naming every argument")
+    parser.add_argument("--reference", metavar="DIR",
+                        help="also write the example inputs to the --weights "
+                             "directory and PyTorch's gradients for them as "
+                             "DIR/gradN.npy, for ckpt-run --inputs WEIGHTS "
+                             "--reference DIR (needs dropout off)")
     parser.add_argument("--function", default=None,
                         help="name of the MLIR function (default: NAME in "
                              "lower case)")
@@ -1365,8 +1401,8 @@ def main(argv=None):
         if not isinstance(module, torch.nn.Module):
             raise ImportFailure(f"{args.model} did not make a torch.nn.Module")
         names = list(inspect.signature(module.forward).parameters)
-        shapes = dict((n, (s, d)) for n, s, d in map(_parse_shape,
-                                                     args.input_shape))
+        shapes = {n: (s, d, b) for n, s, d, b in map(_parse_shape,
+                                                     args.input_shape)}
         missing = [n for n in names if n not in shapes]
         extra = [n for n in shapes if n not in names]
         if missing or extra:
@@ -1375,18 +1411,32 @@ def main(argv=None):
                 f"({', '.join(names)})" +
                 (f"; missing: {', '.join(missing)}" if missing else "") +
                 (f"; forward has no: {', '.join(extra)}" if extra else ""))
+        if args.reference and not args.weights:
+            raise ImportFailure("--reference needs --weights: the gradients "
+                                "are for those weights and inputs")
         inputs = tuple(_example_input(*shapes[n]) for n in names)
         name = args.function or args.model.rpartition(":")[2].lower()
         result = import_module(module, inputs, name)
         _validate(result.text)
-        if args.weights:
-            result.write_weights(args.weights)
+        if args.reference and "ckpt.dropout" in result.text:
+            raise ImportFailure(
+                "--reference needs dropout off (p = 0): PyTorch's CPU "
+                "generator is not Philox, so its dropout masks differ from "
+                "ckpt's")
         if args.output == "-":
             sys.stdout.write(result.text)
         else:
             _atomic_write(args.output, lambda f: f.write(result.text.encode()))
+        if args.weights:
+            result.write_weights(args.weights, with_inputs=bool(args.reference))
+        if args.reference:
+            _write_reference(module, inputs, result, args.reference)
     except ImportFailure as failure:
         print(f"ckpt-import-torch: error: {failure}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"ckpt-import-torch: error: cannot write "
+              f"'{error.filename}': {error.strerror}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,10 +1,10 @@
-"""PyTorch as the oracle of the PyTorch bridge.
+"""PyTorch as the oracle of the PyTorch bridge's saved tensors.
 
-  gradients FILE.py:NAME --input NAME=SHAPE[:int64:BOUND] ... --out DIR
-      imports the module with its weights and example inputs (DIR/model.mlir,
-      DIR/args/argN.npy) and writes the gradients PyTorch's autograd
-      computes for the same weights and inputs as DIR/ref/gradN.npy, N the
-      parameter's argument number, for `ckpt-run --reference`.
+  saved FILE.py:NAME --input NAME=D0,D1[:int64:BOUND] ... [--arg KEY=VALUE]
+      imports the module, builds its training step with ckpt-opt (from
+      PATH), and compares what our analysis saves for backward with what
+      autograd saves, node by node; exits 1 on a difference that is not one
+      of the documented ones, which it lists.
 """
 
 import argparse
@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
@@ -46,26 +45,6 @@ def make_inputs(specs):
         else:
             inputs.append(torch.randn(shape, generator=generator))
     return tuple(inputs)
-
-
-def gradients(options):
-    model = load(options.model, options.arg)
-    inputs = make_inputs(options.input)
-    imported = ckpt_import_torch.import_module(model, inputs, "model")
-    os.makedirs(options.out, exist_ok=True)
-    with open(os.path.join(options.out, "model.mlir"), "w") as f:
-        f.write(imported.text)
-    imported.write_weights(os.path.join(options.out, "args"),
-                           with_inputs=True)
-    model.zero_grad()
-    model(*inputs).backward()
-    parameters = dict(model.named_parameters())
-    reference = os.path.join(options.out, "ref")
-    os.makedirs(reference, exist_ok=True)
-    for index, (name, kind, _) in enumerate(imported.arguments):
-        if kind == "parameter":
-            np.save(os.path.join(reference, f"grad{index}.npy"),
-                    parameters[name].grad.numpy())
 
 
 _RESHAPES = {"view", "reshape", "flatten", "unsqueeze", "squeeze",
@@ -225,13 +204,12 @@ def nodes_value(imported, name):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["gradients", "saved"])
+    parser.add_argument("command", choices=["saved"])
     parser.add_argument("model")
     parser.add_argument("--input", action="append", default=[])
     parser.add_argument("--arg", action="append", default=[])
-    parser.add_argument("--out")
     options = parser.parse_args()
-    {"gradients": gradients, "saved": saved}[options.command](options)
+    saved(options)
 
 
 if __name__ == "__main__":
