@@ -2,7 +2,6 @@
 examples/mlp_stack.mlir; `checkpoint_every=k` wraps every k-th block in
 torch.utils.checkpoint."""
 
-import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
