@@ -254,15 +254,19 @@ constexpr ValueKind kAllKinds[] = {ValueKind::Parameter, ValueKind::Activation,
 void printText(raw_ostream &os, const StepReport &report) {
   os << "training step @" << report.step.getSymName() << "\n";
   os << "saved tensors (forward values read by backward ops):\n";
-  os << llvm::format("  %-5s %-12s %-22s %-24s %-10s %-18s %-6s %-10s %s\n",
-                     "#", "kind", "producer", "location", "value", "shape",
-                     "dtype", "bytes", "decision");
+  // Imported models give values long names (`%blocks.0.fc.weight`).
+  int valueWidth = 10;
+  for (const SavedTensor &tensor : report.saved.getSavedTensors())
+    valueWidth = std::max<int>(valueWidth, report.name(tensor.value).size());
+  os << llvm::format("  %-5s %-12s %-22s %-24s %-*s %-18s %-6s %-10s %s\n",
+                     "#", "kind", "producer", "location", valueWidth, "value",
+                     "shape", "dtype", "bytes", "decision");
   for (auto [index, tensor] : llvm::enumerate(report.saved.getSavedTensors()))
     os << llvm::format(
-        "  %-5zu %-12s %-22s %-24s %-10s %-18s %-6s %-10llu %s\n", index + 1,
+        "  %-5zu %-12s %-22s %-24s %-*s %-18s %-6s %-10llu %s\n", index + 1,
         getValueKindName(tensor.kind).str().c_str(),
         report.producerText(tensor).c_str(),
-        locationText(report.locationOf(tensor)).c_str(),
+        locationText(report.locationOf(tensor)).c_str(), valueWidth,
         report.name(tensor.value).c_str(),
         shapeText(tensor.value.getType()).c_str(),
         elementText(tensor.value.getType()).c_str(),
