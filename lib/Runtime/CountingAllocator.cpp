@@ -1,8 +1,8 @@
 //===- CountingAllocator.cpp - heap allocation that measures its peak -----===//
 //
-// Each block carries its size in a header in front of the returned pointer,
-// so `free` knows how many bytes stop being live. Counts are of the bytes
-// requested (what the memory simulator predicts), not of malloc's rounding.
+// The size of each live block is kept in a map, so `free` knows how many
+// bytes stop being live. Counts are of the bytes requested (what the memory
+// simulator predicts), not of the backend's rounding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,42 +17,29 @@
 
 namespace {
 
-/// Precedes every block; sized so the returned pointer keeps malloc's
-/// alignment.
-struct alignas(std::max_align_t) Header {
-  uint64_t size;
-};
-
 std::atomic<uint64_t> live{0}, peak{0}, count{0};
 
 /// An allocation (positive size) or a free (negative) of the block at
-/// `pointer`, in the order they happened.
+/// `pointer`, in the order they happened; the sizes of the live blocks
+/// (kept here, not in the block: device memory is not the host's to
+/// write).
 struct Event {
   void *pointer;
   int64_t size;
 };
 std::mutex traceMutex;
 std::vector<Event> trace;
+std::unordered_map<void *, uint64_t> liveSizes;
 
-void record(void *pointer, int64_t size) {
-  std::lock_guard<std::mutex> lock(traceMutex);
-  trace.push_back({pointer, size});
-}
-
-void *recordAllocation(Header *header, uint64_t size) {
-  header->size = size;
-  record(header + 1, static_cast<int64_t>(size));
-  uint64_t now = live.fetch_add(size) + size;
-  uint64_t seen = peak.load();
-  while (now > seen && !peak.compare_exchange_weak(seen, now)) {
-  }
-  count.fetch_add(1);
-  return header + 1;
-}
+ckpt::runtime::MemoryBackend backend = {
+    [](size_t size) { return std::malloc(std::max<size_t>(size, 1)); },
+    [](void *pointer) { std::free(pointer); }};
 
 } // namespace
 
 namespace ckpt::runtime {
+
+void setMemoryBackend(MemoryBackend memory) { backend = memory; }
 
 void resetPeak() {
   peak.store(live.load());
@@ -92,19 +79,37 @@ AllocationStats getAllocationStats() {
 }
 
 void *allocate(size_t size) {
-  void *base = std::malloc(sizeof(Header) + size);
-  if (!base)
+  void *pointer = backend.allocate(size);
+  if (!pointer)
     return nullptr;
-  return recordAllocation(static_cast<Header *>(base), size);
+  {
+    std::lock_guard<std::mutex> lock(traceMutex);
+    trace.push_back({pointer, static_cast<int64_t>(size)});
+    liveSizes[pointer] = size;
+  }
+  uint64_t now = live.fetch_add(size) + size;
+  uint64_t seen = peak.load();
+  while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+  }
+  count.fetch_add(1);
+  return pointer;
 }
 
 void deallocate(void *pointer) {
   if (!pointer)
     return;
-  Header *header = static_cast<Header *>(pointer) - 1;
-  live.fetch_sub(header->size);
-  record(pointer, -static_cast<int64_t>(header->size));
-  std::free(header);
+  uint64_t size;
+  {
+    std::lock_guard<std::mutex> lock(traceMutex);
+    auto it = liveSizes.find(pointer);
+    if (it == liveSizes.end())
+      return;
+    size = it->second;
+    liveSizes.erase(it);
+    trace.push_back({pointer, -static_cast<int64_t>(size)});
+  }
+  live.fetch_sub(size);
+  backend.release(pointer);
 }
 
 } // namespace ckpt::runtime

@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
   ckpt::registerCkptConversionPasses();
   ckpt::registerCheckpointPipeline();
   ckpt::registerLowerToLLVMPipeline();
+  ckpt::registerLowerToNVVMPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<ckpt::CkptDialect, mlir::arith::ArithDialect,
@@ -42,7 +43,7 @@ int main(int argc, char **argv) {
                   mlir::linalg::LinalgDialect, mlir::LLVM::LLVMDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
-  ckpt::registerLowerToLLVMDependencies(registry);
+  ckpt::registerLowerToNVVMDependencies(registry);
 
   // An error names its op and the user's line; printing the whole op after
   // it (MLIR's default) buries the message under the function's text. A

@@ -12,6 +12,7 @@
 #include "ckpt/Conversion/Pipelines/Pipelines.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Runtime/CountingAllocator.h"
+#include "ckpt/Runtime/CudaRuntime.h"
 #include "ckpt/Runtime/Npy.h"
 #include "ckpt/Runtime/Philox.h"
 
@@ -25,8 +26,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -91,6 +90,13 @@ static cl::list<std::string>
                cl::desc("Load argument N from a .npy file instead of filling "
                         "it: --input N=PATH (repeatable)"),
                cl::cat(runCategory));
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("Where the step runs: cpu (the default), or cuda: the first "
+             "GPU, through the CUDA driver, with kernels compiled for its "
+             "architecture (ckpt-lower-to-nvvm); the peak is of device "
+             "memory"),
+    cl::init("cpu"), cl::cat(runCategory));
 static cl::opt<std::string> inputDir(
     "inputs",
     cl::desc("Load every argument N that has a DIR/argN.npy from it (as "
@@ -206,16 +212,24 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "ckpt-run: runs a ckpt training step on the CPU and measures its peak "
-      "memory\n");
+      "ckpt-run: runs a ckpt training step on the CPU or a GPU and measures "
+      "its peak memory\n");
+  bool onGpu = device == "cuda";
+  if (!onGpu && device != "cpu")
+    return fail("--device must be cpu or cuda, got '" + device + "'");
+  if (onGpu && checkGradients > 0)
+    return fail("--check-gradients runs on the CPU only; drop --device=cuda");
+  if (onGpu) {
+    std::string error;
+    if (!ckpt::runtime::openCudaDevice(0, error))
+      return fail("--device=cuda: " + error);
+  }
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
   DialectRegistry registry;
   registry.insert<ckpt::CkptDialect, arith::ArithDialect, func::FuncDialect>();
-  ckpt::registerLowerToLLVMDependencies(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
+  ckpt::registerLowerToNVVMDependencies(registry);
   MLIRContext context(registry);
 
   std::string message;
@@ -302,7 +316,18 @@ int main(int argc, char **argv) {
       forwardName = forward.getSymName().str();
 
   PassManager pm(&context);
-  ckpt::buildLowerToLLVMPipeline(pm, ckpt::LowerToLLVMOptions());
+  if (onGpu) {
+    ckpt::LowerToNVVMOptions options;
+    options.chip = ckpt::runtime::getCudaDeviceChip();
+    ckpt::buildLowerToNVVMPipeline(pm, options);
+    llvm::outs() << "device: " << ckpt::runtime::getCudaDeviceName() << " ("
+                 << options.chip << ")\n";
+    // The step's buffers (malloc and free in the lowered code) are device
+    // memory, counted.
+    ckpt::runtime::setMemoryBackend(ckpt::runtime::getCudaMemory());
+  } else {
+    ckpt::buildLowerToLLVMPipeline(pm, ckpt::LowerToLLVMOptions());
+  }
   if (failed(pm.run(*module)))
     return 1;
 
@@ -323,7 +348,7 @@ int main(int argc, char **argv) {
   if (!engine)
     return fail("JIT compilation failed: " +
                 llvm::toString(engine.takeError()));
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+  (*engine)->registerSymbols([onGpu](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
     auto add = [&](StringRef symbol, void *address) {
       symbols[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
@@ -333,6 +358,9 @@ int main(int argc, char **argv) {
     add("free", reinterpret_cast<void *>(&ckpt::runtime::deallocate));
     // Copies between strided buffers (slices) call MLIR's runner utility.
     add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
+    if (onGpu)
+      for (auto [symbol, address] : ckpt::runtime::getCudaRuntimeSymbols())
+        add(symbol, address);
     return symbols;
   });
   (*engine)->initialize();
@@ -411,6 +439,18 @@ int main(int argc, char **argv) {
       return 1;
   }
 
+  // On the GPU the step reads device copies of the inputs (not counted in
+  // the heap, like the host inputs on the CPU).
+  SmallVector<void *> hostInputs;
+  if (onGpu)
+    for (Buffer &buffer : inputs) {
+      hostInputs.push_back(buffer.allocated);
+      void *copy = ckpt::runtime::getCudaMemory().allocate(buffer.bytes());
+      ckpt::runtime::copyToDevice(copy, buffer.data(), buffer.bytes());
+      buffer.allocated = buffer.aligned = copy;
+      buffer.offset = 0;
+    }
+
   // The packed interface takes a pointer to every descriptor field of every
   // argument, then a pointer to the results (a struct of descriptors, all
   // 8-byte fields).
@@ -471,12 +511,16 @@ int main(int argc, char **argv) {
   for (unsigned i = 0; i < runs; ++i) {
     ckpt::runtime::resetPeak();
     auto start = std::chrono::steady_clock::now();
+    if (onGpu)
+      ckpt::runtime::startGpuTimer();
     if (failed(invoke(name, results)))
       return 1;
-    std::chrono::duration<double> seconds =
+    std::chrono::duration<double> elapsed =
         std::chrono::steady_clock::now() - start;
-    totalSeconds += seconds.count();
-    bestSeconds = std::min(bestSeconds, seconds.count());
+    double seconds =
+        onGpu ? 1e-3 * ckpt::runtime::stopGpuTimer() : elapsed.count();
+    totalSeconds += seconds;
+    bestSeconds = std::min(bestSeconds, seconds);
     peakAllocated = ckpt::runtime::getAllocationStats().peakBytes;
     if (i + 1 < runs)
       release(results);
@@ -490,6 +534,18 @@ int main(int argc, char **argv) {
       returnedFromBackward.push_back(buffer.allocated);
   uint64_t peakWithoutGradients =
       ckpt::runtime::getPeakExcluding(returnedFromBackward);
+  // What follows reads the results on the host.
+  SmallVector<Buffer> deviceResults;
+  if (onGpu) {
+    deviceResults = results;
+    for (Buffer &buffer : results) {
+      void *copy = std::aligned_alloc(
+          64, llvm::alignTo(std::max<size_t>(buffer.bytes(), 1), 64));
+      ckpt::runtime::copyToHost(copy, buffer.data(), buffer.bytes());
+      buffer.allocated = buffer.aligned = copy;
+      buffer.offset = 0;
+    }
+  }
 
   llvm::outs() << "function: @" << name << "\n";
   if (trainingStep && !results.empty() && results.front().type.getRank() == 0)
@@ -680,6 +736,16 @@ int main(int argc, char **argv) {
       status = 1;
   }
 
+  if (onGpu) {
+    release(deviceResults);
+    for (Buffer &buffer : results)
+      std::free(buffer.allocated);
+    for (auto [buffer, host] : llvm::zip(inputs, hostInputs)) {
+      ckpt::runtime::getCudaMemory().release(buffer.allocated);
+      std::free(host);
+    }
+    return status;
+  }
   release(results);
   for (Buffer &buffer : inputs)
     std::free(buffer.allocated);

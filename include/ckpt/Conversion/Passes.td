@@ -45,8 +45,42 @@ def CkptFreeAfterLastUsePass : Pass<"ckpt-free-after-last-use", "::mlir::func::F
     peak. This pass moves each `memref.dealloc` up to just after the last op
     of the block that uses the buffer or a view of it (through
     `ViewLikeOpInterface`), which is when the memory simulator frees it.
+    A free that precedes a use (as after `ckpt-gpu-map-loops` moves a
+    load into a later kernel) moves down to after it.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def CkptGpuMapLoopsPass : Pass<"ckpt-gpu-map-loops", "::mlir::func::FuncOp"> {
+  let summary = "Maps a bufferized training step's loops to GPU blocks and threads";
+  let description = [{
+    Prepares a bufferized, loop-level step (after
+    `convert-linalg-to-parallel-loops`) for `convert-parallel-loops-to-gpu`,
+    so that every access to a buffer happens in a kernel and the host only
+    allocates, frees and launches:
+    - each top-level `scf.parallel` becomes one flat index space cut into
+      blocks of `threads-per-block` threads (block x, thread x); each
+      thread recovers its original indices and skips the tail past the
+      end;
+    - `memref.copy` becomes such a parallel copy loop;
+    - any other run of ops that touch memory at the top level (a full
+      reduction's `scf.for`, stores to a 0-d buffer) becomes a kernel of
+      one thread;
+    - parallel loops nested inside a kernel run sequentially in their
+      thread;
+    - constants (`memref.get_global`, with the views taken of them) are
+      moved into the kernels that read them, so kernel outlining copies the
+      globals into the GPU module instead of passing host addresses.
+    Loop bounds must be static. A value computed from memory and used
+    outside its kernel is an error.
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", "256",
+           "Threads in each block of a parallel loop's kernel">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // CKPT_CONVERSION_PASSES_TD

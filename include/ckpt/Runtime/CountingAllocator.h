@@ -37,8 +37,18 @@ AllocationStats getAllocationStats();
 /// framework accumulates gradients into buffers it already holds).
 uint64_t getPeakExcluding(const std::vector<void *> &excluded);
 
+/// Allocates `size` bytes from the backend and counts them.
 void *allocate(size_t size);
+/// Frees a block `allocate` returned; other pointers are ignored.
 void deallocate(void *pointer);
+
+/// Where blocks come from: the host heap by default; device memory for a
+/// step that runs on a GPU (CudaRuntime.h).
+struct MemoryBackend {
+  void *(*allocate)(size_t size);
+  void (*release)(void *pointer);
+};
+void setMemoryBackend(MemoryBackend memory);
 
 } // namespace ckpt::runtime
 

@@ -2,7 +2,8 @@
 //
 // Moves every memref.dealloc of a block to just after the last op of that
 // block that uses the freed buffer or a view of it, so buffers die where the
-// memory simulator says they do instead of at the end of the step.
+// memory simulator says they do instead of at the end of the step (and never
+// before a use).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,10 +50,12 @@ struct CkptFreeAfterLastUsePass
       SmallVector<memref::DeallocOp> deallocs;
       for (auto dealloc : block->getOps<memref::DeallocOp>())
         deallocs.push_back(dealloc);
+      // Usually the last use comes before the free; after
+      // ckpt-gpu-map-loops moves a load into a later kernel, it may follow
+      // it, and the free moves down.
       for (memref::DeallocOp dealloc : deallocs)
         if (Operation *last = lastUser(dealloc.getMemref(), *block, dealloc))
-          if (last->isBeforeInBlock(dealloc))
-            dealloc->moveAfter(last);
+          dealloc->moveAfter(last);
     });
   }
 };

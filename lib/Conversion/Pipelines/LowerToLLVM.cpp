@@ -34,8 +34,7 @@
 
 using namespace mlir;
 
-void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
-                                    const LowerToLLVMOptions &options) {
+void ckpt::addBufferizationPasses(OpPassManager &pm, bool freeAfterLastUse) {
   pm.addPass(createCkptToLinalgPass());
   pm.addPass(createCanonicalizerPass());
 
@@ -45,10 +44,14 @@ void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
-  if (options.freeAfterLastUse)
+  if (freeAfterLastUse)
     pm.addNestedPass<func::FuncOp>(createCkptFreeAfterLastUsePass());
-
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                    const LowerToLLVMOptions &options) {
+  addBufferizationPasses(pm, options.freeAfterLastUse);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

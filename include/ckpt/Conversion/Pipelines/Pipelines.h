@@ -27,6 +27,42 @@ struct LowerToLLVMOptions
       llvm::cl::init(true)};
 };
 
+struct LowerToNVVMOptions
+    : public mlir::PassPipelineOptions<LowerToNVVMOptions> {
+  Option<bool> freeAfterLastUse{
+      *this, "free-after-last-use",
+      llvm::cl::desc("Free each buffer right after its last use (off: at "
+                     "the end of its block)"),
+      llvm::cl::init(true)};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("GPU architecture the kernels are compiled for "
+                     "(default sm_90: H100/H200)"),
+      llvm::cl::init("sm_90")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features (default +ptx80; sm_90 needs PTX 7.8 "
+                     "or later)"),
+      llvm::cl::init("+ptx80")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit whose ptxas compiles the kernels "
+                     "(empty: the one found when ckpt-opt was built, else "
+                     "PATH, CUDA_HOME, CUDA_ROOT or CUDA_PATH)"),
+      llvm::cl::init("")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What the GPU module becomes: bin (cubin, the "
+                     "default), fatbin, isa (PTX text) or offload (LLVM "
+                     "IR)"),
+      llvm::cl::init("bin")};
+  Option<int64_t> threadsPerBlock{
+      *this, "threads-per-block",
+      llvm::cl::desc("Threads in each block of a parallel loop's kernel "
+                     "(default 256)"),
+      llvm::cl::init(256)};
+};
+
 struct CheckpointPipelineOptions
     : public mlir::PassPipelineOptions<CheckpointPipelineOptions> {
   Option<std::string> strategy{
@@ -77,6 +113,28 @@ void registerLowerToLLVMDependencies(mlir::DialectRegistry &registry);
 
 /// Registers `ckpt-lower-to-llvm`.
 void registerLowerToLLVMPipeline();
+
+/// ckpt-to-linalg, one-shot bufferization with ownership-based
+/// deallocation (frees moved after last uses when `freeAfterLastUse`), and
+/// bufferization-to-memref: the part the CPU and GPU pipelines share.
+void addBufferizationPasses(mlir::OpPassManager &pm, bool freeAfterLastUse);
+
+/// The GPU pipeline: bufferization as for the CPU, loops mapped to GPU
+/// blocks and threads (ckpt-gpu-map-loops) and outlined into kernels,
+/// kernels compiled for `chip` by NVVM and ptxas into a `gpu.binary`, host
+/// code lowered to LLVM. Heap buffers come from malloc and free, which a
+/// runner binds to device memory; kernels launch through the mgpu*
+/// functions (`kernels/CudaRuntime.h`).
+void buildLowerToNVVMPipeline(mlir::OpPassManager &pm,
+                              const LowerToNVVMOptions &options);
+
+/// Registers what the GPU pipeline needs on top of the CPU pipeline's
+/// dependencies: the gpu and nvvm dialects, the NVVM target, and the
+/// LLVM IR translations that compile kernels and embed the binary.
+void registerLowerToNVVMDependencies(mlir::DialectRegistry &registry);
+
+/// Registers `ckpt-lower-to-nvvm`.
+void registerLowerToNVVMPipeline();
 
 } // namespace ckpt
 

@@ -1,0 +1,54 @@
+//===- CudaRuntime.h - the CUDA driver for steps lowered to the GPU -------===//
+//
+// What a step lowered by ckpt-lower-to-nvvm needs at run time: the mgpu*
+// functions its host code calls to load the kernels' binary and launch
+// them, device memory (through the counting allocator, so the peak device
+// bytes are measured), copies, and event timing. The driver library
+// (libcuda.so.1) is loaded when `openCudaDevice` runs, not linked: programs
+// start and run on the CPU without it, and a GPU run without a driver or a
+// device fails with a message.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_RUNTIME_CUDARUNTIME_H
+#define CKPT_RUNTIME_CUDARUNTIME_H
+
+#include "ckpt/Runtime/CountingAllocator.h"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ckpt::runtime {
+
+/// Loads the driver, initialises it and makes the primary context of GPU
+/// `ordinal` current. On failure returns false and says why in `error`
+/// (no driver library, no device, ...).
+bool openCudaDevice(int ordinal, std::string &error);
+
+/// The name of the device `openCudaDevice` opened, and its architecture as
+/// NVVM names it (sm_90 for compute capability 9.0).
+std::string getCudaDeviceName();
+std::string getCudaDeviceChip();
+
+/// Device memory for the counting allocator (setMemoryBackend).
+MemoryBackend getCudaMemory();
+
+void copyToDevice(void *device, const void *host, size_t bytes);
+void copyToHost(void *host, const void *device, size_t bytes);
+
+/// Milliseconds of GPU time between two points of the default stream, which
+/// waits for the streams launches use: `startGpuTimer` marks the first,
+/// `stopGpuTimer` the second, waits for it and returns the time between.
+void startGpuTimer();
+double stopGpuTimer();
+
+/// The mgpu* functions (mgpuModuleLoad, mgpuLaunchKernel, ...) by name, for
+/// a JIT's symbol table. They end the process with a message on a CUDA
+/// error: the lowered code has no way to handle one.
+std::vector<std::pair<const char *, void *>> getCudaRuntimeSymbols();
+
+} // namespace ckpt::runtime
+
+#endif // CKPT_RUNTIME_CUDARUNTIME_H

@@ -1,0 +1,257 @@
+//===- CudaRuntime.cpp - the CUDA driver for steps lowered to the GPU -----===//
+//
+// The driver API is reached through function pointers that dlsym finds in
+// libcuda.so.1, with the driver's own types declared here (handles are
+// pointers, CUresult an int), so this builds without the CUDA toolkit and
+// programs linking it start on machines without a driver.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Runtime/CudaRuntime.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+
+namespace {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = uint64_t;
+using Handle = void *; // CUcontext, CUmodule, CUfunction, CUstream, CUevent
+
+/// The driver functions used, with their exported (versioned) names.
+struct Driver {
+  CUresult (*init)(unsigned);
+  CUresult (*deviceGet)(CUdevice *, int);
+  CUresult (*deviceGetName)(char *, int, CUdevice);
+  CUresult (*deviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*primaryCtxRetain)(Handle *, CUdevice);
+  CUresult (*ctxSetCurrent)(Handle);
+  CUresult (*getErrorName)(CUresult, const char **);
+  CUresult (*getErrorString)(CUresult, const char **);
+  CUresult (*moduleLoadData)(Handle *, const void *);
+  CUresult (*moduleUnload)(Handle);
+  CUresult (*moduleGetFunction)(Handle *, Handle, const char *);
+  CUresult (*launchKernel)(Handle, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, unsigned, unsigned, Handle, void **,
+                           void **);
+  CUresult (*streamCreate)(Handle *, unsigned);
+  CUresult (*streamDestroy)(Handle);
+  CUresult (*streamSynchronize)(Handle);
+  CUresult (*memAlloc)(CUdeviceptr *, size_t);
+  CUresult (*memFree)(CUdeviceptr);
+  CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*eventCreate)(Handle *, unsigned);
+  CUresult (*eventRecord)(Handle, Handle);
+  CUresult (*eventSynchronize)(Handle);
+  CUresult (*eventElapsedTime)(float *, Handle, Handle);
+};
+
+Driver driver;
+CUdevice device;
+Handle timerStart, timerStop;
+
+std::string describe(CUresult result) {
+  const char *name = nullptr, *text = nullptr;
+  if (driver.getErrorName)
+    driver.getErrorName(result, &name);
+  if (driver.getErrorString)
+    driver.getErrorString(result, &text);
+  std::string message = "CUDA error " + std::to_string(result);
+  if (name)
+    message += std::string(" ") + name;
+  if (text)
+    message += std::string(" (") + text + ")";
+  return message;
+}
+
+/// Ends the process on a failed call from lowered code or a copy.
+void check(CUresult result, const char *call) {
+  if (result == 0)
+    return;
+  std::fprintf(stderr, "ckpt-run: error: %s failed: %s\n", call,
+               describe(result).c_str());
+  std::exit(1);
+}
+
+template <typename Function>
+bool bind(void *library, const char *symbol, Function &function,
+          std::string &error) {
+  function = reinterpret_cast<Function>(dlsym(library, symbol));
+  if (!function)
+    error = std::string("the CUDA driver has no ") + symbol;
+  return function != nullptr;
+}
+
+// The mgpu* functions, with the signatures gpu-to-llvm's calls have.
+void *mgpuModuleLoad(void *data, size_t) {
+  Handle module = nullptr;
+  check(driver.moduleLoadData(&module, data), "cuModuleLoadData");
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  check(driver.moduleUnload(module), "cuModuleUnload");
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  Handle function = nullptr;
+  check(driver.moduleGetFunction(&function, module, name),
+        "cuModuleGetFunction");
+  return function;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX,
+                                 intptr_t gridY, intptr_t gridZ,
+                                 intptr_t blockX, intptr_t blockY,
+                                 intptr_t blockZ, int32_t sharedBytes,
+                                 void *stream, void **params, void **extra,
+                                 size_t) {
+  check(driver.launchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                            blockZ, sharedBytes, stream, params, extra),
+        "cuLaunchKernel");
+}
+
+void *mgpuStreamCreate() {
+  Handle stream = nullptr;
+  // Blocking streams (flags 0) order with the default stream, which the
+  // timer's events are recorded on.
+  check(driver.streamCreate(&stream, 0), "cuStreamCreate");
+  return stream;
+}
+
+void mgpuStreamDestroy(void *stream) {
+  check(driver.streamDestroy(stream), "cuStreamDestroy");
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  check(driver.streamSynchronize(stream), "cuStreamSynchronize");
+}
+
+} // namespace
+
+namespace ckpt::runtime {
+
+bool openCudaDevice(int ordinal, std::string &error) {
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    error = "cannot load the CUDA driver (libcuda.so.1): no NVIDIA driver "
+            "is installed on this machine";
+    return false;
+  }
+  if (!bind(library, "cuInit", driver.init, error) ||
+      !bind(library, "cuGetErrorName", driver.getErrorName, error) ||
+      !bind(library, "cuGetErrorString", driver.getErrorString, error) ||
+      !bind(library, "cuDeviceGet", driver.deviceGet, error) ||
+      !bind(library, "cuDeviceGetName", driver.deviceGetName, error) ||
+      !bind(library, "cuDeviceGetAttribute", driver.deviceGetAttribute,
+            error) ||
+      !bind(library, "cuDevicePrimaryCtxRetain", driver.primaryCtxRetain,
+            error) ||
+      !bind(library, "cuCtxSetCurrent", driver.ctxSetCurrent, error) ||
+      !bind(library, "cuModuleLoadData", driver.moduleLoadData, error) ||
+      !bind(library, "cuModuleUnload", driver.moduleUnload, error) ||
+      !bind(library, "cuModuleGetFunction", driver.moduleGetFunction,
+            error) ||
+      !bind(library, "cuLaunchKernel", driver.launchKernel, error) ||
+      !bind(library, "cuStreamCreate", driver.streamCreate, error) ||
+      !bind(library, "cuStreamDestroy_v2", driver.streamDestroy, error) ||
+      !bind(library, "cuStreamSynchronize", driver.streamSynchronize,
+            error) ||
+      !bind(library, "cuMemAlloc_v2", driver.memAlloc, error) ||
+      !bind(library, "cuMemFree_v2", driver.memFree, error) ||
+      !bind(library, "cuMemcpyHtoD_v2", driver.memcpyHtoD, error) ||
+      !bind(library, "cuMemcpyDtoH_v2", driver.memcpyDtoH, error) ||
+      !bind(library, "cuEventCreate", driver.eventCreate, error) ||
+      !bind(library, "cuEventRecord", driver.eventRecord, error) ||
+      !bind(library, "cuEventSynchronize", driver.eventSynchronize, error) ||
+      !bind(library, "cuEventElapsedTime", driver.eventElapsedTime, error))
+    return false;
+  Handle context = nullptr;
+  CUresult result = driver.init(0);
+  if (result == 0)
+    result = driver.deviceGet(&device, ordinal);
+  if (result == 0)
+    result = driver.primaryCtxRetain(&context, device);
+  if (result == 0)
+    result = driver.ctxSetCurrent(context);
+  if (result == 0)
+    result = driver.eventCreate(&timerStart, 0);
+  if (result == 0)
+    result = driver.eventCreate(&timerStop, 0);
+  if (result != 0) {
+    error = "cannot use GPU " + std::to_string(ordinal) + ": " +
+            describe(result);
+    return false;
+  }
+  return true;
+}
+
+std::string getCudaDeviceName() {
+  char name[256] = {0};
+  check(driver.deviceGetName(name, sizeof(name) - 1, device),
+        "cuDeviceGetName");
+  return name;
+}
+
+std::string getCudaDeviceChip() {
+  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR.
+  int major = 0, minor = 0;
+  check(driver.deviceGetAttribute(&major, 75, device), "cuDeviceGetAttribute");
+  check(driver.deviceGetAttribute(&minor, 76, device), "cuDeviceGetAttribute");
+  return "sm_" + std::to_string(major) + std::to_string(minor);
+}
+
+MemoryBackend getCudaMemory() {
+  return {[](size_t size) -> void * {
+            CUdeviceptr pointer = 0;
+            check(driver.memAlloc(&pointer, size ? size : 1), "cuMemAlloc");
+            return reinterpret_cast<void *>(pointer);
+          },
+          [](void *pointer) {
+            check(driver.memFree(reinterpret_cast<CUdeviceptr>(pointer)),
+                  "cuMemFree");
+          }};
+}
+
+void copyToDevice(void *device, const void *host, size_t bytes) {
+  check(driver.memcpyHtoD(reinterpret_cast<CUdeviceptr>(device), host, bytes),
+        "cuMemcpyHtoD");
+}
+
+void copyToHost(void *host, const void *device, size_t bytes) {
+  check(driver.memcpyDtoH(host, reinterpret_cast<CUdeviceptr>(device), bytes),
+        "cuMemcpyDtoH");
+}
+
+void startGpuTimer() {
+  check(driver.eventRecord(timerStart, nullptr), "cuEventRecord");
+}
+
+double stopGpuTimer() {
+  check(driver.eventRecord(timerStop, nullptr), "cuEventRecord");
+  check(driver.eventSynchronize(timerStop), "cuEventSynchronize");
+  float milliseconds = 0;
+  check(driver.eventElapsedTime(&milliseconds, timerStart, timerStop),
+        "cuEventElapsedTime");
+  return milliseconds;
+}
+
+std::vector<std::pair<const char *, void *>> getCudaRuntimeSymbols() {
+  return {
+      {"mgpuModuleLoad", reinterpret_cast<void *>(&mgpuModuleLoad)},
+      {"mgpuModuleUnload", reinterpret_cast<void *>(&mgpuModuleUnload)},
+      {"mgpuModuleGetFunction",
+       reinterpret_cast<void *>(&mgpuModuleGetFunction)},
+      {"mgpuLaunchKernel", reinterpret_cast<void *>(&mgpuLaunchKernel)},
+      {"mgpuStreamCreate", reinterpret_cast<void *>(&mgpuStreamCreate)},
+      {"mgpuStreamDestroy", reinterpret_cast<void *>(&mgpuStreamDestroy)},
+      {"mgpuStreamSynchronize",
+       reinterpret_cast<void *>(&mgpuStreamSynchronize)},
+  };
+}
+
+} // namespace ckpt::runtime
