@@ -12,7 +12,8 @@
 #   recompute     extra forward FLOPs in percent of one forward
 #   ms            mean step time of --repeat runs after one warm-up
 #
-# usage: scripts/compare-plans.sh [--repeat N] MODEL.mlir OUTDIR PLAN...
+# usage: scripts/compare-plans.sh [--repeat N] [--device cpu|cuda] MODEL.mlir OUTDIR PLAN...
+# (--device cuda runs every plan on the first GPU: peaks are device bytes)
 # (ckpt-opt and ckpt-run from PATH, else from build/bin)
 set -euo pipefail
 
@@ -20,13 +21,16 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if ! command -v ckpt-run > /dev/null; then
   PATH=${CKPT_BUILD_DIR:-$root/build}/bin:$PATH
 fi
-repeat=1
-if [[ ${1:-} == --repeat ]]; then
-  repeat=$2
+repeat=1 device=cpu
+while [[ ${1:-} == --repeat || ${1:-} == --device ]]; do
+  case $1 in
+    --repeat) repeat=$2 ;;
+    --device) device=$2 ;;
+  esac
   shift 2
-fi
+done
 if (($# < 3)); then
-  echo "usage: $0 [--repeat N] MODEL.mlir OUTDIR PLAN..." >&2
+  echo "usage: $0 [--repeat N] [--device cpu|cuda] MODEL.mlir OUTDIR PLAN..." >&2
   exit 2
 fi
 model=$1 out=$2
@@ -45,7 +49,8 @@ for plan in "$@"; do
   extra=$(ckpt-opt "$out/$name.mlir" --ckpt-report -o /dev/null |
             sed -n 's/.*extra forward FLOPs \([0-9.]*%\).*/\1/p')
   run=$(ckpt-run "$out/$name.mlir" --seed 7 --out "$out/$name" \
-          --warmup $((repeat > 1 ? 1 : 0)) --repeat "$repeat" --check-peak=0.01)
+          --device="$device" --warmup $((repeat > 1 ? 1 : 0)) \
+          --repeat "$repeat" --check-peak=0.01)
   identical=yes
   if [[ -z $reference ]]; then
     reference=$out/$name

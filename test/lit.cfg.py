@@ -1,6 +1,7 @@
 # lit configuration of the ckpt regression tests.
 
 import os
+import subprocess
 import sys
 
 import lit.formats
@@ -25,6 +26,18 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # Helper scripts in Inputs/ call the tools by name.
 llvm_config.with_environment("PATH", config.ckpt_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["ckpt-opt", "ckpt-run"], [config.ckpt_tools_dir])
+
+# The GPU pipeline's tests need ptxas (the CUDA toolkit CMake found); the
+# tests that run kernels need a GPU and its driver.
+if config.cuda_toolkit:
+    config.available_features.add("cuda-toolkit")
+try:
+    gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                          text=True, timeout=30)
+    if gpus.returncode == 0 and "GPU" in gpus.stdout:
+        config.available_features.add("cuda-device")
+except (OSError, subprocess.TimeoutExpired):
+    pass
 
 # The PyTorch bridge's tests need a Python that imports torch (CMake found
 # it: CKPT_TORCH_PYTHON); they use the importer's module from the source

@@ -51,6 +51,19 @@ def CkptFreeAfterLastUsePass : Pass<"ckpt-free-after-last-use", "::mlir::func::F
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def CkptParallelDimsFirstPass : Pass<"ckpt-parallel-dims-first", "::mlir::func::FuncOp"> {
+  let summary = "Reorders each linalg.generic's dimensions: parallel ones first";
+  let description = [{
+    Interchanges the iteration dimensions of every `linalg.generic` so
+    that its parallel dimensions come first (each group keeps its order).
+    `convert-linalg-to-parallel-loops` then turns all of them into one
+    parallel loop with the reductions inside, so on the GPU each thread
+    computes one output element (a matmul's dot product) instead of a whole
+    row.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CkptGpuMapLoopsPass : Pass<"ckpt-gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Maps a bufferized training step's loops to GPU blocks and threads";
   let description = [{

@@ -287,7 +287,7 @@ struct CkptGpuMapLoopsPass
       return;
     if (threadsPerBlock < 1 || threadsPerBlock > 1024) {
       func.emitError() << "threads-per-block must be in [1, 1024], got "
-                       << threadsPerBlock;
+                       << threadsPerBlock.getValue();
       return signalPassFailure();
     }
     Block &body = func.getBody().front();

@@ -38,6 +38,7 @@ using namespace mlir;
 void ckpt::buildLowerToNVVMPipeline(OpPassManager &pm,
                                     const LowerToNVVMOptions &options) {
   addBufferizationPasses(pm, options.freeAfterLastUse);
+  pm.addNestedPass<func::FuncOp>(createCkptParallelDimsFirstPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Loops that carry a buffer through iter_args yield it unchanged; folding
   // them leaves the host no loop results to read.
