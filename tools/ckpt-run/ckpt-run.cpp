@@ -92,10 +92,11 @@ static cl::list<std::string>
                cl::cat(runCategory));
 static cl::opt<std::string> device(
     "device",
-    cl::desc("Where the step runs: cpu (the default), or cuda: the first "
-             "GPU, through the CUDA driver, with kernels compiled for its "
-             "architecture (ckpt-lower-to-nvvm); the peak is of device "
-             "memory"),
+    cl::desc("Where the step runs: cpu (the default), cuda: the first GPU, "
+             "through the CUDA driver, with kernels compiled for its "
+             "architecture (ckpt-lower-to-nvvm; the peak is of device "
+             "memory), or cpu-gpu-loops: the CPU running the loops the GPU "
+             "pipeline builds (checks its mapping without a GPU)"),
     cl::init("cpu"), cl::cat(runCategory));
 static cl::opt<std::string> inputDir(
     "inputs",
@@ -215,8 +216,9 @@ int main(int argc, char **argv) {
       "ckpt-run: runs a ckpt training step on the CPU or a GPU and measures "
       "its peak memory\n");
   bool onGpu = device == "cuda";
-  if (!onGpu && device != "cpu")
-    return fail("--device must be cpu or cuda, got '" + device + "'");
+  if (!onGpu && device != "cpu" && device != "cpu-gpu-loops")
+    return fail("--device must be cpu, cuda or cpu-gpu-loops, got '" +
+                device + "'");
   if (onGpu && checkGradients > 0)
     return fail("--check-gradients runs on the CPU only; drop --device=cuda");
   if (onGpu) {
@@ -326,7 +328,9 @@ int main(int argc, char **argv) {
     // memory, counted.
     ckpt::runtime::setMemoryBackend(ckpt::runtime::getCudaMemory());
   } else {
-    ckpt::buildLowerToLLVMPipeline(pm, ckpt::LowerToLLVMOptions());
+    ckpt::LowerToLLVMOptions options;
+    options.gpuLoops = device == "cpu-gpu-loops";
+    ckpt::buildLowerToLLVMPipeline(pm, options);
   }
   if (failed(pm.run(*module)))
     return 1;

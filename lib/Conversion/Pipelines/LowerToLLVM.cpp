@@ -52,7 +52,10 @@ void ckpt::addBufferizationPasses(OpPassManager &pm, bool freeAfterLastUse) {
 void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
                                     const LowerToLLVMOptions &options) {
   addBufferizationPasses(pm, options.freeAfterLastUse);
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.gpuLoops)
+    addGpuLoopPasses(pm, options.freeAfterLastUse, /*threadsPerBlock=*/256);
+  else
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -35,19 +35,23 @@
 
 using namespace mlir;
 
-void ckpt::buildLowerToNVVMPipeline(OpPassManager &pm,
-                                    const LowerToNVVMOptions &options) {
-  addBufferizationPasses(pm, options.freeAfterLastUse);
+void ckpt::addGpuLoopPasses(OpPassManager &pm, bool freeAfterLastUse,
+                            int64_t threadsPerBlock) {
   pm.addNestedPass<func::FuncOp>(createCkptParallelDimsFirstPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Loops that carry a buffer through iter_args yield it unchanged; folding
   // them leaves the host no loop results to read.
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(
-      createCkptGpuMapLoopsPass({options.threadsPerBlock}));
+  pm.addNestedPass<func::FuncOp>(createCkptGpuMapLoopsPass({threadsPerBlock}));
   // Kernels now read what the host read before: frees follow them.
-  if (options.freeAfterLastUse)
+  if (freeAfterLastUse)
     pm.addNestedPass<func::FuncOp>(createCkptFreeAfterLastUsePass());
+}
+
+void ckpt::buildLowerToNVVMPipeline(OpPassManager &pm,
+                                    const LowerToNVVMOptions &options) {
+  addBufferizationPasses(pm, options.freeAfterLastUse);
+  addGpuLoopPasses(pm, options.freeAfterLastUse, options.threadsPerBlock);
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
 

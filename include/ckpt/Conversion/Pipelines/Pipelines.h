@@ -25,6 +25,13 @@ struct LowerToLLVMOptions
                      "the end of its block, as ownership-based "
                      "deallocation places the frees)"),
       llvm::cl::init(true)};
+  Option<bool> gpuLoops{
+      *this, "gpu-loops",
+      llvm::cl::desc("Build the loops as ckpt-lower-to-nvvm maps them to "
+                     "GPU blocks and threads (ckpt-parallel-dims-first, "
+                     "ckpt-gpu-map-loops), then run them on the CPU: checks "
+                     "the GPU mapping without a GPU"),
+      llvm::cl::init(false)};
 };
 
 struct LowerToNVVMOptions
@@ -118,6 +125,12 @@ void registerLowerToLLVMPipeline();
 /// deallocation (frees moved after last uses when `freeAfterLastUse`), and
 /// bufferization-to-memref: the part the CPU and GPU pipelines share.
 void addBufferizationPasses(mlir::OpPassManager &pm, bool freeAfterLastUse);
+
+/// The loop part of the GPU pipeline, on bufferized code: parallel
+/// dimensions first, linalg to parallel loops, ckpt-gpu-map-loops (and the
+/// frees moved after the kernels that now read the buffers).
+void addGpuLoopPasses(mlir::OpPassManager &pm, bool freeAfterLastUse,
+                      int64_t threadsPerBlock);
 
 /// The GPU pipeline: bufferization as for the CPU, loops mapped to GPU
 /// blocks and threads (ckpt-gpu-map-loops) and outlined into kernels,
