@@ -8,11 +8,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Runtime/CudaRuntime.h"
+#include "ckpt/Runtime/Gemm.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <type_traits>
 
 namespace {
 
@@ -48,7 +50,21 @@ struct Driver {
   CUresult (*eventRecord)(Handle, Handle);
   CUresult (*eventSynchronize)(Handle);
   CUresult (*eventElapsedTime)(float *, Handle, Handle);
+  CUresult (*ctxSynchronize)();
 };
+
+/// The cuBLAS functions used, loaded on the first GEMM.
+struct Cublas {
+  int (*create)(Handle *);
+  int (*sgemm)(Handle, int, int, int, int, int, const float *, const float *,
+               int, long long, const float *, int, long long, const float *,
+               float *, int, long long, int);
+  int (*dgemm)(Handle, int, int, int, int, int, const double *,
+               const double *, int, long long, const double *, int, long long,
+               const double *, double *, int, long long, int);
+  Handle handle = nullptr;
+};
+Cublas cublas;
 
 Driver driver;
 CUdevice device;
@@ -131,6 +147,59 @@ void mgpuStreamSynchronize(void *stream) {
   check(driver.streamSynchronize(stream), "cuStreamSynchronize");
 }
 
+/// Loads cuBLAS and makes its handle, or ends the process saying why.
+void openCublas() {
+  if (cublas.handle)
+    return;
+  void *library = nullptr;
+  for (const char *name : {"libcublas.so", "libcublas.so.13", "libcublas.so.12",
+                           "libcublas.so.11"})
+    if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+      break;
+  std::string error;
+  if (!library)
+    error = "cannot load cuBLAS (libcublas.so)";
+  else if (bind(library, "cublasCreate_v2", cublas.create, error) &&
+           bind(library, "cublasSgemmStridedBatched", cublas.sgemm, error) &&
+           bind(library, "cublasDgemmStridedBatched", cublas.dgemm, error) &&
+           cublas.create(&cublas.handle) != 0)
+    error = "cublasCreate failed";
+  if (!error.empty()) {
+    std::fprintf(stderr, "ckpt-run: error: %s\n", error.c_str());
+    std::exit(1);
+  }
+}
+
+/// ckptGemmF32/F64 (Gemm.h) on cuBLAS. Row-major C = A op(B) is
+/// column-major C^T = op(B)^T A^T: cuBLAS multiplies B's and A's memory as
+/// they are.
+template <typename T>
+void cublasGemm(int64_t, void *a, int64_t, void *b, int64_t, void *c,
+                int64_t batch, int64_t m, int64_t n, int64_t k,
+                int64_t strideA, int64_t strideB, int64_t transposedB) {
+  openCublas();
+  int operation = transposedB ? 1 : 0; // CUBLAS_OP_T : CUBLAS_OP_N
+  int ldb = transposedB ? k : n;
+  T one = 1;
+  const T *lhs = ckpt::runtime::getMemRefData<T>(a);
+  const T *rhs = ckpt::runtime::getMemRefData<T>(b);
+  T *out = ckpt::runtime::getMemRefData<T>(c);
+  int status;
+  if constexpr (std::is_same_v<T, double>)
+    status = cublas.dgemm(cublas.handle, operation, 0, n, m, k, &one, rhs, ldb,
+                          strideB, lhs, k, strideA, &one, out, n, m * n, batch);
+  else
+    status = cublas.sgemm(cublas.handle, operation, 0, n, m, k, &one, rhs, ldb,
+                          strideB, lhs, k, strideA, &one, out, n, m * n, batch);
+  if (status != 0) {
+    std::fprintf(stderr, "ckpt-run: error: cuBLAS GEMM failed: status %d\n",
+                 status);
+    std::exit(1);
+  }
+  // Kernels launched next read C on their own streams.
+  check(driver.ctxSynchronize(), "cuCtxSynchronize");
+}
+
 } // namespace
 
 namespace ckpt::runtime {
@@ -168,7 +237,8 @@ bool openCudaDevice(int ordinal, std::string &error) {
       !bind(library, "cuEventCreate", driver.eventCreate, error) ||
       !bind(library, "cuEventRecord", driver.eventRecord, error) ||
       !bind(library, "cuEventSynchronize", driver.eventSynchronize, error) ||
-      !bind(library, "cuEventElapsedTime", driver.eventElapsedTime, error))
+      !bind(library, "cuEventElapsedTime", driver.eventElapsedTime, error) ||
+      !bind(library, "cuCtxSynchronize", driver.ctxSynchronize, error))
     return false;
   Handle context = nullptr;
   CUresult result = driver.init(0);
@@ -251,6 +321,8 @@ std::vector<std::pair<const char *, void *>> getCudaRuntimeSymbols() {
       {"mgpuStreamDestroy", reinterpret_cast<void *>(&mgpuStreamDestroy)},
       {"mgpuStreamSynchronize",
        reinterpret_cast<void *>(&mgpuStreamSynchronize)},
+      {"ckptGemmF32", reinterpret_cast<void *>(&cublasGemm<float>)},
+      {"ckptGemmF64", reinterpret_cast<void *>(&cublasGemm<double>)},
   };
 }
 

@@ -13,6 +13,7 @@
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Runtime/CountingAllocator.h"
 #include "ckpt/Runtime/CudaRuntime.h"
+#include "ckpt/Runtime/Gemm.h"
 #include "ckpt/Runtime/Npy.h"
 #include "ckpt/Runtime/Philox.h"
 
@@ -365,6 +366,12 @@ int main(int argc, char **argv) {
     if (onGpu)
       for (auto [symbol, address] : ckpt::runtime::getCudaRuntimeSymbols())
         add(symbol, address);
+    else {
+      add("ckptGemmF32",
+          reinterpret_cast<void *>(&ckpt::runtime::referenceGemmF32));
+      add("ckptGemmF64",
+          reinterpret_cast<void *>(&ckpt::runtime::referenceGemmF64));
+    }
     return symbols;
   });
   (*engine)->initialize();

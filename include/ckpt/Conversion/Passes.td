@@ -51,6 +51,25 @@ def CkptFreeAfterLastUsePass : Pass<"ckpt-free-after-last-use", "::mlir::func::F
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def CkptGemmToCallsPass : Pass<"ckpt-gemm-to-calls", "::mlir::ModuleOp"> {
+  let summary = "Replaces bufferized matrix products by calls of a GEMM routine";
+  let description = [{
+    Finds the `linalg.generic` ops that compute `C += A * B` over one
+    reduction dimension on contiguous f32 or f64 buffers (what `ckpt.linear`
+    and `ckpt.matmul` lower to) and replaces each by a call of
+    `ckptGemmF32` (or `ckptGemmF64`)`(A, B, C, batch, M, N, K, batch stride
+    of A, batch stride of B, B transposed)`, the buffers as unranked
+    memrefs: a strided-batched, row-major GEMM that accumulates into C (a
+    linear's rows are one M; a batch stride of 0 broadcasts an operand). A
+    runner binds them to cuBLAS on the GPU (`ckpt-run --device=cuda`) or to
+    a reference loop on the CPU. Products whose operands broadcast only some batch dimensions
+    stay loops.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def CkptParallelDimsFirstPass : Pass<"ckpt-parallel-dims-first", "::mlir::func::FuncOp"> {
   let summary = "Reorders each linalg.generic's dimensions: parallel ones first";
   let description = [{

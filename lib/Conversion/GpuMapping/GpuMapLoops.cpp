@@ -25,8 +25,10 @@ namespace {
 
 /// Whether `op` may stay on the host: it touches no buffer's contents.
 bool isHostOp(Operation *op) {
+  // Calls (ckpt-gemm-to-calls' GEMMs) launch their own device work.
   if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
-          memref::GetGlobalOp, func::ReturnOp, ViewLikeOpInterface>(op))
+          memref::GetGlobalOp, func::ReturnOp, func::CallOp,
+          memref::ExtractAlignedPointerAsIndexOp, ViewLikeOpInterface>(op))
     return true;
   return op->getNumRegions() == 0 && isMemoryEffectFree(op);
 }

@@ -37,6 +37,7 @@ using namespace mlir;
 
 void ckpt::addGpuLoopPasses(OpPassManager &pm, bool freeAfterLastUse,
                             int64_t threadsPerBlock) {
+  pm.addPass(createCkptGemmToCallsPass());
   pm.addNestedPass<func::FuncOp>(createCkptParallelDimsFirstPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Loops that carry a buffer through iter_args yield it unchanged; folding

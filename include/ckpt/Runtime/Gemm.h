@@ -1,0 +1,46 @@
+//===- Gemm.h - the GEMM routine lowered GPU steps call -------------------===//
+//
+// ckpt-gemm-to-calls turns matrix products into calls of
+// `ckptGemmF32` / `ckptGemmF64(A, B, C, batch, M, N, K, strideA, strideB,
+// transposedB)`, each buffer an unranked memref (its rank, then a pointer to
+// its descriptor): for each batch b, C[b] += A[b] * op(B[b]), row-major,
+// op(B) = B (K x N) or the transpose of B (N x K). On the GPU they are
+// cuBLAS (CudaRuntime.h); these are the reference on the CPU, adding the
+// products in order of K.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_RUNTIME_GEMM_H
+#define CKPT_RUNTIME_GEMM_H
+
+#include <cstdint>
+
+namespace ckpt::runtime {
+
+/// A strided memref descriptor, as lowered code lays it out; the sizes and
+/// strides follow.
+struct MemRefDescriptor {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+};
+
+/// The first element of an unranked memref's buffer.
+template <typename T>
+T *getMemRefData(void *descriptor) {
+  auto *memref = static_cast<MemRefDescriptor *>(descriptor);
+  return static_cast<T *>(memref->aligned) + memref->offset;
+}
+
+void referenceGemmF32(int64_t rankA, void *a, int64_t rankB, void *b,
+                      int64_t rankC, void *c, int64_t batch, int64_t m,
+                      int64_t n, int64_t k, int64_t strideA, int64_t strideB,
+                      int64_t transposedB);
+void referenceGemmF64(int64_t rankA, void *a, int64_t rankB, void *b,
+                      int64_t rankC, void *c, int64_t batch, int64_t m,
+                      int64_t n, int64_t k, int64_t strideA, int64_t strideB,
+                      int64_t transposedB);
+
+} // namespace ckpt::runtime
+
+#endif // CKPT_RUNTIME_GEMM_H
