@@ -59,9 +59,9 @@ struct Cublas {
   int (*sgemm)(Handle, int, int, int, int, int, const float *, const float *,
                int, long long, const float *, int, long long, const float *,
                float *, int, long long, int);
-  int (*dgemm)(Handle, int, int, int, int, int, const double *,
-               const double *, int, long long, const double *, int, long long,
-               const double *, double *, int, long long, int);
+  int (*dgemm)(Handle, int, int, int, int, int, const double *, const double *,
+               int, long long, const double *, int, long long, const double *,
+               double *, int, long long, int);
   Handle handle = nullptr;
 };
 Cublas cublas;
@@ -120,12 +120,10 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   return function;
 }
 
-void mgpuLaunchKernel(void *function, intptr_t gridX,
-                                 intptr_t gridY, intptr_t gridZ,
-                                 intptr_t blockX, intptr_t blockY,
-                                 intptr_t blockZ, int32_t sharedBytes,
-                                 void *stream, void **params, void **extra,
-                                 size_t) {
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t sharedBytes, void *stream,
+                      void **params, void **extra, size_t) {
   check(driver.launchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                             blockZ, sharedBytes, stream, params, extra),
         "cuLaunchKernel");
@@ -175,8 +173,8 @@ void openCublas() {
 /// they are.
 template <typename T>
 void cublasGemm(int64_t, void *a, int64_t, void *b, int64_t, void *c,
-                int64_t batch, int64_t m, int64_t n, int64_t k,
-                int64_t strideA, int64_t strideB, int64_t transposedB) {
+                int64_t batch, int64_t m, int64_t n, int64_t k, int64_t strideA,
+                int64_t strideB, int64_t transposedB) {
   openCublas();
   int operation = transposedB ? 1 : 0; // CUBLAS_OP_T : CUBLAS_OP_N
   int ldb = transposedB ? k : n;
@@ -223,13 +221,11 @@ bool openCudaDevice(int ordinal, std::string &error) {
       !bind(library, "cuCtxSetCurrent", driver.ctxSetCurrent, error) ||
       !bind(library, "cuModuleLoadData", driver.moduleLoadData, error) ||
       !bind(library, "cuModuleUnload", driver.moduleUnload, error) ||
-      !bind(library, "cuModuleGetFunction", driver.moduleGetFunction,
-            error) ||
+      !bind(library, "cuModuleGetFunction", driver.moduleGetFunction, error) ||
       !bind(library, "cuLaunchKernel", driver.launchKernel, error) ||
       !bind(library, "cuStreamCreate", driver.streamCreate, error) ||
       !bind(library, "cuStreamDestroy_v2", driver.streamDestroy, error) ||
-      !bind(library, "cuStreamSynchronize", driver.streamSynchronize,
-            error) ||
+      !bind(library, "cuStreamSynchronize", driver.streamSynchronize, error) ||
       !bind(library, "cuMemAlloc_v2", driver.memAlloc, error) ||
       !bind(library, "cuMemFree_v2", driver.memFree, error) ||
       !bind(library, "cuMemcpyHtoD_v2", driver.memcpyHtoD, error) ||
@@ -253,8 +249,8 @@ bool openCudaDevice(int ordinal, std::string &error) {
   if (result == 0)
     result = driver.eventCreate(&timerStop, 0);
   if (result != 0) {
-    error = "cannot use GPU " + std::to_string(ordinal) + ": " +
-            describe(result);
+    error =
+        "cannot use GPU " + std::to_string(ordinal) + ": " + describe(result);
     return false;
   }
   return true;

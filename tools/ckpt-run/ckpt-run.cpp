@@ -368,9 +368,9 @@ int main(int argc, char **argv) {
         add(symbol, address);
     else {
       add("ckptGemmF32",
-          reinterpret_cast<void *>(&ckpt::runtime::referenceGemmF32));
+          reinterpret_cast<void *>(&ckpt::runtime::referenceGemm<float>));
       add("ckptGemmF64",
-          reinterpret_cast<void *>(&ckpt::runtime::referenceGemmF64));
+          reinterpret_cast<void *>(&ckpt::runtime::referenceGemm<double>));
     }
     return symbols;
   });

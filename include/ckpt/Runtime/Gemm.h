@@ -26,20 +26,25 @@ struct MemRefDescriptor {
 };
 
 /// The first element of an unranked memref's buffer.
-template <typename T>
-T *getMemRefData(void *descriptor) {
+template <typename T> T *getMemRefData(void *descriptor) {
   auto *memref = static_cast<MemRefDescriptor *>(descriptor);
   return static_cast<T *>(memref->aligned) + memref->offset;
 }
 
-void referenceGemmF32(int64_t rankA, void *a, int64_t rankB, void *b,
-                      int64_t rankC, void *c, int64_t batch, int64_t m,
-                      int64_t n, int64_t k, int64_t strideA, int64_t strideB,
-                      int64_t transposedB);
-void referenceGemmF64(int64_t rankA, void *a, int64_t rankB, void *b,
-                      int64_t rankC, void *c, int64_t batch, int64_t m,
-                      int64_t n, int64_t k, int64_t strideA, int64_t strideB,
-                      int64_t transposedB);
+/// ckptGemmF32 (T = float) and ckptGemmF64 (T = double) on the CPU.
+template <typename T>
+void referenceGemm(int64_t rankA, void *a, int64_t rankB, void *b,
+                   int64_t rankC, void *c, int64_t batch, int64_t m, int64_t n,
+                   int64_t k, int64_t strideA, int64_t strideB,
+                   int64_t transposedB);
+extern template void referenceGemm<float>(int64_t, void *, int64_t, void *,
+                                          int64_t, void *, int64_t, int64_t,
+                                          int64_t, int64_t, int64_t, int64_t,
+                                          int64_t);
+extern template void referenceGemm<double>(int64_t, void *, int64_t, void *,
+                                           int64_t, void *, int64_t, int64_t,
+                                           int64_t, int64_t, int64_t, int64_t,
+                                           int64_t);
 
 } // namespace ckpt::runtime
 

@@ -42,7 +42,8 @@ bool isMultiplyAdd(linalg::GenericOp op) {
     return false;
   auto mul = add.getRhs().getDefiningOp<arith::MulFOp>();
   return mul && mul.getLhs() == body.getArgument(0) &&
-         mul.getRhs() == body.getArgument(1) && body.getOperations().size() == 3;
+         mul.getRhs() == body.getArgument(1) &&
+         body.getOperations().size() == 3;
 }
 
 /// The GEMM `op` computes, if it is one on contiguous buffers.
@@ -119,8 +120,7 @@ std::optional<Gemm> matchGemm(linalg::GenericOp op) {
       AffineExpr e = map.getResult(i);
       bool broadcast = isa<AffineConstantExpr>(e) || type.getDimSize(i) == 1;
       none &= broadcast;
-      all &= !broadcast &&
-             e == out.getResult(batchRank - operandBatch + i);
+      all &= !broadcast && e == out.getResult(batchRank - operandBatch + i);
     }
     if (all)
       return matrix;
@@ -174,8 +174,8 @@ struct CkptGemmToCallsPass
         arguments.push_back(
             memref::CastOp::create(builder, loc, unranked, operand));
       for (int64_t value :
-           {gemm.batch, gemm.m, gemm.n, gemm.k, gemm.lhsStride,
-            gemm.rhsStride, static_cast<int64_t>(gemm.transposedRhs)})
+           {gemm.batch, gemm.m, gemm.n, gemm.k, gemm.lhsStride, gemm.rhsStride,
+            static_cast<int64_t>(gemm.transposedRhs)})
         arguments.push_back(
             arith::ConstantIntOp::create(builder, loc, i64, value));
       func::CallOp::create(builder, loc, name, TypeRange{}, arguments);

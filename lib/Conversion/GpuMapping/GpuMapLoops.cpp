@@ -116,8 +116,8 @@ LogicalResult flattenAndMap(scf::ParallelOp loop, int64_t threads) {
   Value rest = linear;
   for (int64_t dim = counts->size() - 1; dim >= 0; --dim) {
     Value count = arith::ConstantIndexOp::create(builder, loc, (*counts)[dim]);
-    Value index = dim == 0 ? rest
-                           : arith::RemUIOp::create(builder, loc, rest, count);
+    Value index =
+        dim == 0 ? rest : arith::RemUIOp::create(builder, loc, rest, count);
     if (dim != 0)
       rest = arith::DivUIOp::create(builder, loc, rest, count);
     indices[dim] = arith::AddIOp::create(
@@ -155,8 +155,7 @@ void wrapInSingleThread(Operation *first, Operation *last) {
   llvm::SmallPtrSet<Operation *, 16> moved(ops.begin(), ops.end());
   // Users come later, so deciding from the back sees each user's fate.
   for (Operation *op : llvm::reverse(ops))
-    if (isReadOnly(op) &&
-        llvm::any_of(op->getUsers(), [&](Operation *user) {
+    if (isReadOnly(op) && llvm::any_of(op->getUsers(), [&](Operation *user) {
           return !moved.contains(block->findAncestorOpInBlock(*user));
         }))
       moved.erase(op);
@@ -207,8 +206,8 @@ scf::ParallelOp buildCopyLoop(memref::CopyOp copy) {
   auto loop = scf::ParallelOp::create(
       builder, loc, lower, upper, steps,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange indices) {
-        Value element =
-            memref::LoadOp::create(nested, nestedLoc, copy.getSource(), indices);
+        Value element = memref::LoadOp::create(nested, nestedLoc,
+                                               copy.getSource(), indices);
         memref::StoreOp::create(nested, nestedLoc, element, copy.getTarget(),
                                 indices);
       });
@@ -314,8 +313,8 @@ struct CkptGpuMapLoopsPass
     for (Operation &op : body) {
       if (isReadOnly(&op))
         continue;
-      bool kernel = isa<scf::ParallelOp>(op) &&
-                    op.hasAttr(gpu::getMappingAttrName());
+      bool kernel =
+          isa<scf::ParallelOp>(op) && op.hasAttr(gpu::getMappingAttrName());
       if (isHostOp(&op) || kernel) {
         if (runStart)
           runs.push_back({runStart, runEnd});

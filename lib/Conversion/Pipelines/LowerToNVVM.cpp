@@ -79,9 +79,9 @@ void ckpt::buildLowerToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
-  binary.toolkitPath =
-      options.toolkit.empty() ? std::string(CKPT_CUDA_TOOLKIT_DIR)
-                              : std::string(options.toolkit);
+  binary.toolkitPath = options.toolkit.empty()
+                           ? std::string(CKPT_CUDA_TOOLKIT_DIR)
+                           : std::string(options.toolkit);
   binary.compilationTarget = options.format;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createArithToLLVMConversionPass());
