@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <vector>
 
 using namespace ckpt::runtime;
 
@@ -70,6 +72,35 @@ TEST(CountingAllocatorTest, PeakExcludingReusedAddress) {
   EXPECT_EQ(getPeakExcluding({second}), 100u);
   deallocate(second);
   deallocate(other);
+}
+
+// Blocks come from the backend set (device memory for GPU steps) and go
+// back to it; a pointer the allocator did not hand out is left alone.
+TEST(CountingAllocatorTest, UsesTheMemoryBackend) {
+  static std::vector<size_t> requested;
+  static std::vector<void *> released;
+  static char arena[4][64];
+  static int next = 0;
+  setMemoryBackend({[](size_t size) -> void * {
+                      requested.push_back(size);
+                      return arena[next++];
+                    },
+                    [](void *pointer) { released.push_back(pointer); }});
+  uint64_t before = getAllocationStats().liveBytes;
+  void *a = allocate(24);
+  void *b = allocate(8);
+  EXPECT_EQ(a, arena[0]);
+  EXPECT_EQ(b, arena[1]);
+  EXPECT_EQ(requested, (std::vector<size_t>{24, 8}));
+  EXPECT_EQ(getAllocationStats().liveBytes, before + 32);
+  char elsewhere;
+  deallocate(&elsewhere);
+  deallocate(a);
+  EXPECT_EQ(released, std::vector<void *>{a});
+  EXPECT_EQ(getAllocationStats().liveBytes, before + 8);
+  deallocate(b);
+  setMemoryBackend({[](size_t size) { return std::malloc(size ? size : 1); },
+                    [](void *pointer) { std::free(pointer); }});
 }
 
 } // namespace
