@@ -168,7 +168,8 @@ FailureOr<PlanEvaluation> ckpt::evaluatePlan(func::FuncOp step) {
   OwningOpRef<func::FuncOp> copy = step.clone();
   if (failed(materializePlan(*copy)))
     return failure();
-  FailureOr<MemoryPeak> peak = simulateMemory(*copy);
+  // Callers read the peak, its timeline and the cost, not the live set.
+  FailureOr<MemoryPeak> peak = simulateMemory(*copy, /*liveAtPeak=*/false);
   if (failed(peak))
     return failure();
   FailureOr<StepCost> cost = computeStepCost(*copy);

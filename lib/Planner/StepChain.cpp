@@ -185,7 +185,7 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement) {
     OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
     PlannedSegment run{first, last,
                        keepExpensive ? kKeepExpensive : kRecomputeAll};
-    writeChainPlan(mapStages(chain->stages, mapping), ChainPlan{{run}, 0, 0},
+    writeChainPlan(mapStages(chain->stages, mapping), run,
                    expensiveFlopsPerElement, /*describe=*/false);
     if (failed(materializePlan(*copy)))
       return failure();

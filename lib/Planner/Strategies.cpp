@@ -125,10 +125,11 @@ findExpensiveOps(func::FuncOp step, unsigned threshold) {
   return expensive;
 }
 
-void ckpt::writeChainPlan(ArrayRef<Stage> stages, const ChainPlan &plan,
+void ckpt::writeChainPlan(ArrayRef<Stage> stages,
+                          ArrayRef<PlannedSegment> segments,
                           unsigned keepThreshold, bool describe) {
   SmallVector<std::pair<size_t, size_t>> groups;
-  for (const PlannedSegment &segment : plan.segments) {
+  for (const PlannedSegment &segment : segments) {
     groups.push_back({segment.first, segment.last});
     if (segment.option != StepChain::kKeepExpensive)
       continue;
@@ -160,7 +161,8 @@ static LogicalResult planChain(func::FuncOp step,
   if (plans.empty())
     plans = findChainPlans(**chain);
   const ChainPlan &plan = plans.back();
-  writeChainPlan((*chain)->getStages(), plan, options.selectiveThreshold,
+  writeChainPlan((*chain)->getStages(), plan.segments,
+                 options.selectiveThreshold,
                  options.describe);
   if (options.describe)
     step.emitRemark() << "dp: " << plan.segments.size() << " segments ("

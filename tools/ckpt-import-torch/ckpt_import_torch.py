@@ -11,6 +11,7 @@ loads.
 """
 
 import argparse
+import ast
 import dis
 import importlib.util
 import inspect
@@ -19,6 +20,7 @@ import math
 import operator
 import os
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -28,7 +30,8 @@ import torch.fx
 import torch.nn.functional as F
 import torch.utils.checkpoint
 
-__all__ = ["ImportFailure", "TorchImport", "import_module", "main"]
+__all__ = ["ImportFailure", "TorchImport", "import_module", "load_model",
+           "main"]
 
 # Folded values up to this many elements are written inline as constants;
 # larger ones (masks, tables) become arguments with their values on disk.
@@ -47,15 +50,18 @@ class ImportFailure(Exception):
 # ---------------------------------------------------------------------------
 
 
+def _is_user_file(path):
+    """Whether `path` is the user's code: neither torch nor this file."""
+    path = os.path.abspath(path)
+    return not path.startswith(_TORCH_DIR) and path != _THIS_FILE
+
+
 def _user_frame():
-    """The innermost frame outside torch and this file: the user's line."""
+    """The innermost frame in the user's code: the line being traced."""
     frame = sys._getframe(1)
-    while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_TORCH_DIR) and path != _THIS_FILE:
-            return frame
+    while frame is not None and not _is_user_file(frame.f_code.co_filename):
         frame = frame.f_back
-    return None
+    return frame
 
 
 def _frame_location(frame):
@@ -233,8 +239,7 @@ def _trace(module, example_inputs):
 
 def _trace_failure(error):
     frames = [f for f in inspect.getinnerframes(error.__traceback__)
-              if not os.path.abspath(f.filename).startswith(_TORCH_DIR)
-              and os.path.abspath(f.filename) != _THIS_FILE]
+              if _is_user_file(f.filename)]
     where = ""
     if frames:
         frame = frames[-1]
@@ -404,7 +409,6 @@ def _atomic_write(path, write):
 
 class _Importer:
     def __init__(self, module, example_inputs, function_name):
-        self.module = module
         self.function_name = function_name
         self.graph_module, remaining = _trace(module, example_inputs)
         self.graph = self.graph_module.graph
@@ -1330,13 +1334,42 @@ def _write_reference(module, inputs, result, directory):
                           lambda f, g=gradient: np.save(f, g.numpy()))
 
 
+def load_model(spec, arguments=(), input_shapes=(), seed=0):
+    """The module FILE.py:NAME makes from KEY=VALUE arguments (Python
+    literals) after seeding torch with `seed`, and example inputs for its
+    forward from NAME=D0,D1,...[:DTYPE[:BOUND]] shapes, one per argument."""
+    factory = _load_class(spec)
+    kwargs = {}
+    for item in arguments:
+        key, _, text = item.partition("=")
+        try:
+            kwargs[key] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            raise ImportFailure(f"--arg {item}: '{text}' is not a Python "
+                                "literal") from None
+    torch.manual_seed(seed)
+    module = factory(**kwargs)
+    if not isinstance(module, torch.nn.Module):
+        raise ImportFailure(f"{spec} did not make a torch.nn.Module")
+    names = list(inspect.signature(module.forward).parameters)
+    shapes = {n: (s, d, b) for n, s, d, b in map(_parse_shape, input_shapes)}
+    missing = [n for n in names if n not in shapes]
+    extra = [n for n in shapes if n not in names]
+    if missing or extra:
+        raise ImportFailure(
+            "give --input-shape for each argument of forward "
+            f"({', '.join(names)})" +
+            (f"; missing: {', '.join(missing)}" if missing else "") +
+            (f"; forward has no: {', '.join(extra)}" if extra else ""))
+    return module, tuple(_example_input(*shapes[n]) for n in names)
+
+
 def _validate(text):
     """Parses the output with ckpt-opt when it sits beside this tool."""
     for directory in (os.path.dirname(_THIS_FILE),
                       os.path.dirname(os.path.realpath(sys.argv[0]))):
         tool = os.path.join(directory, "ckpt-opt")
         if os.access(tool, os.X_OK):
-            import subprocess
             run = subprocess.run([tool, "-", "-o", os.devnull], input=text,
                                  capture_output=True, text=True)
             if run.returncode != 0:
@@ -1386,35 +1419,11 @@ def main(argv=None):
                              "constructed (initial weights; default 0)")
     args = parser.parse_args(argv)
     try:
-        import ast
-        factory = _load_class(args.model)
-        kwargs = {}
-        for item in args.arg:
-            key, _, text = item.partition("=")
-            try:
-                kwargs[key] = ast.literal_eval(text)
-            except (ValueError, SyntaxError):
-                raise ImportFailure(f"--arg {item}: '{text}' is not a Python "
-                                    "literal") from None
-        torch.manual_seed(args.seed)
-        module = factory(**kwargs)
-        if not isinstance(module, torch.nn.Module):
-            raise ImportFailure(f"{args.model} did not make a torch.nn.Module")
-        names = list(inspect.signature(module.forward).parameters)
-        shapes = {n: (s, d, b) for n, s, d, b in map(_parse_shape,
-                                                     args.input_shape)}
-        missing = [n for n in names if n not in shapes]
-        extra = [n for n in shapes if n not in names]
-        if missing or extra:
-            raise ImportFailure(
-                "give --input-shape for each argument of forward "
-                f"({', '.join(names)})" +
-                (f"; missing: {', '.join(missing)}" if missing else "") +
-                (f"; forward has no: {', '.join(extra)}" if extra else ""))
         if args.reference and not args.weights:
             raise ImportFailure("--reference needs --weights: the gradients "
                                 "are for those weights and inputs")
-        inputs = tuple(_example_input(*shapes[n]) for n in names)
+        module, inputs = load_model(args.model, args.arg, args.input_shape,
+                                    args.seed)
         name = args.function or args.model.rpartition(":")[2].lower()
         result = import_module(module, inputs, name)
         _validate(result.text)

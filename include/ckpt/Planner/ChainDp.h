@@ -21,7 +21,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <utility>
 
 namespace ckpt {
 
@@ -55,10 +54,6 @@ struct PlannedSegment {
   size_t first;
   size_t last;
   unsigned option = 0;
-  bool operator==(const PlannedSegment &other) const {
-    return first == other.first && last == other.last &&
-           option == other.option;
-  }
 };
 
 struct ChainPlan {

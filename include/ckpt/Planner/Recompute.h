@@ -22,8 +22,9 @@ namespace ckpt {
 /// that may not be recomputed, leaving `step` unchanged.
 mlir::LogicalResult materializePlan(mlir::func::FuncOp step);
 
-/// What a plan costs: its simulated memory and its FLOPs (recompute among
-/// them), computed on a materialised copy; `step` is unchanged.
+/// What a plan costs: its simulated memory (the peak and the timeline; not
+/// the live set at the peak) and its FLOPs (recompute among them), computed
+/// on a materialised copy; `step` is unchanged.
 struct PlanEvaluation {
   MemoryPeak peak;
   StepCost cost;

@@ -45,11 +45,12 @@ std::string checkStrategyOptions(const StrategyOptions &options);
 mlir::LogicalResult applyStrategy(mlir::func::FuncOp step,
                                   const StrategyOptions &options);
 
-/// Writes `plan`, found on the chain `stages` (a StepChain's), as segments,
+/// Writes the plan `segments`, found on the chain `stages` (a StepChain's),
 /// marking `ckpt.keep` the ops above `keepThreshold` FLOPs per element in
 /// segments of option StepChain::kKeepExpensive; with `describe`, a remark
 /// per segment.
-void writeChainPlan(llvm::ArrayRef<Stage> stages, const ChainPlan &plan,
+void writeChainPlan(llvm::ArrayRef<Stage> stages,
+                    llvm::ArrayRef<PlannedSegment> segments,
                     unsigned keepThreshold, bool describe);
 
 /// The ops of `step` marked `ckpt.keep`, those whose results are cheapest

@@ -28,7 +28,7 @@ bool isHostOp(Operation *op) {
   // Calls (ckpt-gemm-to-calls' GEMMs) launch their own device work.
   if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
           memref::GetGlobalOp, func::ReturnOp, func::CallOp,
-          memref::ExtractAlignedPointerAsIndexOp, ViewLikeOpInterface>(op))
+          ViewLikeOpInterface>(op))
     return true;
   return op->getNumRegions() == 0 && isMemoryEffectFree(op);
 }
@@ -41,8 +41,8 @@ gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *context,
 }
 
 /// An empty `for %block in [0, blocks) { for %thread in [0, threads) }`
-/// nest mapped to block x and thread x, before `anchor`; returns the inner
-/// loop.
+/// nest mapped to block x and thread x, at the builder's insertion point;
+/// returns the inner loop.
 scf::ParallelOp buildKernelNest(OpBuilder &builder, Location loc,
                                 int64_t blocks, int64_t threads) {
   MLIRContext *context = builder.getContext();
@@ -60,6 +60,18 @@ scf::ParallelOp buildKernelNest(OpBuilder &builder, Location loc,
       ValueRange{one});
   (void)gpu::setMappingAttr(inner, {mapTo(context, gpu::Processor::ThreadX)});
   return inner;
+}
+
+/// Moves the body of `loop` (but its terminator) to the end of `block`,
+/// before its terminator, with `indices` for the induction variables, and
+/// erases the loop.
+void inlineLoopBody(scf::ParallelOp loop, Block *block, ValueRange indices) {
+  Block *body = loop.getBody();
+  body->getTerminator()->erase();
+  block->getOperations().splice(std::prev(block->end()), body->getOperations());
+  for (auto [argument, index] : llvm::zip(body->getArguments(), indices))
+    argument.replaceAllUsesWith(index);
+  loop.erase();
 }
 
 /// The static trip counts of `loop`, or failure with an error.
@@ -124,13 +136,7 @@ LogicalResult flattenAndMap(scf::ParallelOp loop, int64_t threads) {
         builder, loc, loop.getLowerBound()[dim],
         arith::MulIOp::create(builder, loc, index, loop.getStep()[dim]));
   }
-  Block *body = loop.getBody();
-  body->getTerminator()->erase();
-  Block &then = guard.getThenRegion().front();
-  then.getOperations().splice(std::prev(then.end()), body->getOperations());
-  for (auto [argument, index] : llvm::zip(body->getArguments(), indices))
-    argument.replaceAllUsesWith(index);
-  loop.erase();
+  inlineLoopBody(loop, &guard.getThenRegion().front(), indices);
   return success();
 }
 
@@ -182,13 +188,7 @@ LogicalResult makeSequential(scf::ParallelOp loop) {
     innermost = sequential.getBody();
     builder.setInsertionPointToStart(innermost);
   }
-  Block *body = loop.getBody();
-  body->getTerminator()->erase();
-  innermost->getOperations().splice(std::prev(innermost->end()),
-                                    body->getOperations());
-  for (auto [argument, index] : llvm::zip(body->getArguments(), indices))
-    argument.replaceAllUsesWith(index);
-  loop.erase();
+  inlineLoopBody(loop, innermost, indices);
   return success();
 }
 
@@ -300,11 +300,6 @@ struct CkptGpuMapLoopsPass
     for (auto loop : llvm::to_vector(body.getOps<scf::ParallelOp>()))
       if (failed(flattenAndMap(loop, threadsPerBlock)))
         return signalPassFailure();
-    // Scalars loaded on the host for kernels (the random state's seed and
-    // counter) are loaded by each kernel instead.
-    for (auto kernel : llvm::to_vector(body.getOps<scf::ParallelOp>()))
-      sinkIntoKernel(kernel);
-    eraseDeadHostValues(body);
     // Runs of ops that write memory (a full reduction's scf.for, a store)
     // become kernels of one thread; read-only ops between them do not
     // break a run.
@@ -313,9 +308,7 @@ struct CkptGpuMapLoopsPass
     for (Operation &op : body) {
       if (isReadOnly(&op))
         continue;
-      bool kernel =
-          isa<scf::ParallelOp>(op) && op.hasAttr(gpu::getMappingAttrName());
-      if (isHostOp(&op) || kernel) {
+      if (isHostOp(&op) || isa<scf::ParallelOp>(op)) {
         if (runStart)
           runs.push_back({runStart, runEnd});
         runStart = runEnd = nullptr;
@@ -340,6 +333,8 @@ struct CkptGpuMapLoopsPass
       for (scf::ParallelOp loop : nested)
         if (failed(makeSequential(loop)))
           return signalPassFailure();
+      // Scalars loaded on the host for kernels (the random state's seed
+      // and counter) and constant globals are read by each kernel instead.
       sinkIntoKernel(kernel);
     }
     eraseDeadHostValues(body);

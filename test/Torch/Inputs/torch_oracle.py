@@ -1,6 +1,6 @@
 """PyTorch as the oracle of the PyTorch bridge's saved tensors.
 
-  saved FILE.py:NAME --input NAME=D0,D1[:int64:BOUND] ... [--arg KEY=VALUE]
+  saved FILE.py:NAME --input NAME=D0,D1[:DTYPE[:BOUND]] ... [--arg KEY=VALUE]
       imports the module, builds its training step with ckpt-opt (from
       PATH), and compares what our analysis saves for backward with what
       autograd saves, node by node; exits 1 on a difference that is not one
@@ -8,7 +8,6 @@
 """
 
 import argparse
-import ast
 import json
 import os
 import subprocess
@@ -19,32 +18,6 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "tools", "ckpt-import-torch"))
 import ckpt_import_torch  # noqa: E402
-
-
-def load(spec, arguments):
-    path, _, name = spec.rpartition(":")
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    module = __import__(os.path.splitext(os.path.basename(path))[0])
-    kwargs = {k: ast.literal_eval(v) for k, _, v in
-              (a.partition("=") for a in arguments)}
-    torch.manual_seed(0)
-    return getattr(module, name)(**kwargs)
-
-
-def make_inputs(specs):
-    """NAME=D0,D1[:int64:BOUND]: floats normal, indices uniform below BOUND."""
-    generator = torch.Generator().manual_seed(1)
-    inputs = []
-    for spec in specs:
-        _, _, rest = spec.partition("=")
-        shape, _, kind = rest.partition(":")
-        shape = tuple(int(d) for d in shape.split(","))
-        if kind:
-            bound = int(kind.split(":")[1])
-            inputs.append(torch.randint(0, bound, shape, generator=generator))
-        else:
-            inputs.append(torch.randn(shape, generator=generator))
-    return tuple(inputs)
 
 
 _RESHAPES = {"view", "reshape", "flatten", "unsqueeze", "squeeze",
@@ -167,8 +140,8 @@ def saved(options):
     """Compares, node by node, the activations our analysis saves with the
     ones PyTorch's autograd saves; fails on any difference but the
     documented ones, which it lists."""
-    model = load(options.model, options.arg)
-    inputs = make_inputs(options.input)
+    model, inputs = ckpt_import_torch.load_model(options.model, options.arg,
+                                                 options.input)
     imported = ckpt_import_torch.import_module(model, inputs, "model")
     run = subprocess.run(["ckpt-opt", "-", "--ckpt-pipeline=strategy=none",
                           "--ckpt-report=format=json", "-o", os.devnull],

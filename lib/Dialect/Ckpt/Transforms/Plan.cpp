@@ -38,26 +38,25 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
     }
     if (!budget.empty()) {
       std::string error;
-      budgetBytes = parseByteSize(budget, error);
-      if (!budgetBytes) {
+      options.budget = parseByteSize(budget, error);
+      if (!options.budget) {
         module.emitError() << error;
         return signalPassFailure();
       }
-      options.budget = budgetBytes;
     }
     for (auto step : module.getOps<func::FuncOp>()) {
       if (!step->hasAttr(CkptDialect::kTrainingStepAttrName))
         continue;
       if (failed(applyStrategy(step, options)) ||
-          (budgetBytes && failed(fitBudget(step))))
+          (options.budget && failed(fitBudget(step))))
         return signalPassFailure();
       // The report names the budget the plan was made for (beyond 2^63 - 1
       // bytes, no budget binds).
-      if (budgetBytes)
+      if (options.budget)
         step->setAttr(CkptDialect::kBudgetAttrName,
                       IntegerAttr::get(IntegerType::get(&getContext(), 64),
                                        static_cast<int64_t>(std::min<uint64_t>(
-                                           *budgetBytes, INT64_MAX))));
+                                           *options.budget, INT64_MAX))));
       else
         step->removeAttr(CkptDialect::kBudgetAttrName);
     }
@@ -78,12 +77,12 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
       if (failed(plan))
         return failure();
       const MemoryPeak *peak = &plan->peak;
-      if (peak->bytes <= *budgetBytes) {
+      if (peak->bytes <= *options.budget) {
         if (remarks) {
           InFlightDiagnostic remark = step.emitRemark();
           remark << "strategy '" << strategy << "': simulated peak "
                  << formatBytes(peak->bytes) << " within the budget of "
-                 << formatBytes(*budgetBytes);
+                 << formatBytes(*options.budget);
           if (!kept.empty())
             remark << ", keeping " << kept.size() - dropped << " of "
                    << kept.size() << " expensive results";
@@ -95,7 +94,7 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
         return step.emitOpError()
                << "strategy '" << strategy << "' plans a simulated peak of "
                << formatBytes(peak->bytes) << ", above the budget of "
-               << formatBytes(*budgetBytes)
+               << formatBytes(*options.budget)
                << "; the smallest budget this strategy meets is " << smallest
                << " B";
       kept[dropped]->removeAttr(CkptDialect::kKeepAttrName);
@@ -103,7 +102,6 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
   }
 
   StrategyOptions options;
-  std::optional<uint64_t> budgetBytes;
 };
 
 } // namespace

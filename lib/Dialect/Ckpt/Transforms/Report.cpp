@@ -255,19 +255,23 @@ void printText(raw_ostream &os, const StepReport &report) {
   os << "training step @" << report.step.getSymName() << "\n";
   os << "saved tensors (forward values read by backward ops):\n";
   // Imported models give values long names (`%blocks.0.fc.weight`).
+  ArrayRef<SavedTensor> saved = report.saved.getSavedTensors();
+  SmallVector<std::string> names;
   int valueWidth = 10;
-  for (const SavedTensor &tensor : report.saved.getSavedTensors())
-    valueWidth = std::max<int>(valueWidth, report.name(tensor.value).size());
+  for (const SavedTensor &tensor : saved) {
+    names.push_back(report.name(tensor.value));
+    valueWidth = std::max<int>(valueWidth, names.back().size());
+  }
   os << llvm::format("  %-5s %-12s %-22s %-24s %-*s %-18s %-6s %-10s %s\n",
                      "#", "kind", "producer", "location", valueWidth, "value",
                      "shape", "dtype", "bytes", "decision");
-  for (auto [index, tensor] : llvm::enumerate(report.saved.getSavedTensors()))
+  for (auto [index, tensor] : llvm::enumerate(saved))
     os << llvm::format(
         "  %-5zu %-12s %-22s %-24s %-*s %-18s %-6s %-10llu %s\n", index + 1,
         getValueKindName(tensor.kind).str().c_str(),
         report.producerText(tensor).c_str(),
         locationText(report.locationOf(tensor)).c_str(), valueWidth,
-        report.name(tensor.value).c_str(),
+        names[index].c_str(),
         shapeText(tensor.value.getType()).c_str(),
         elementText(tensor.value.getType()).c_str(),
         static_cast<unsigned long long>(tensor.bytes),

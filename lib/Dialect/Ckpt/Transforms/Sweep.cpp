@@ -137,8 +137,8 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
         IRMapping mapping;
         OwningOpRef<func::FuncOp> copy =
             cast<func::FuncOp>((*flat)->clone(mapping));
-        writeChainPlan(mapStages((*chain)->getStages(), mapping), plan,
-                       selectiveThreshold, false);
+        writeChainPlan(mapStages((*chain)->getStages(), mapping),
+                       plan.segments, selectiveThreshold, false);
         if (failed(evaluate(*copy, "segments=" + describeSegments(plan))))
           return failure();
       }
