@@ -145,7 +145,7 @@ SmallVector<Stage> ckpt::mapStages(ArrayRef<Stage> stages,
   });
 }
 
-SmallVector<Stage> ckpt::findStages(func::FuncOp step) {
+SmallVector<Stage> ckpt::findStages(func::FuncOp step, unsigned maxCrossing) {
   Block &entry = step.getBody().front();
   SmallVector<Operation *> forward;
   DenseMap<Operation *, size_t> position;
@@ -195,7 +195,7 @@ SmallVector<Stage> ckpt::findStages(func::FuncOp step) {
     crossing.insert(startsAt[index].begin(), startsAt[index].end());
     stages.back().ops.push_back(op);
     // A constant joins the stage of the ops that read it.
-    if (crossing.size() <= 1 && index + 1 < forward.size() &&
+    if (crossing.size() <= maxCrossing && index + 1 < forward.size() &&
         !op->hasTrait<OpTrait::ConstantLike>()) {
       stages.back().boundary = crossing.takeVector();
       crossing.insert(stages.back().boundary.begin(),

@@ -139,7 +139,8 @@ SmallVector<Stage> isolateUnsegmentable(ArrayRef<Stage> stages) {
 } // namespace
 
 FailureOr<std::unique_ptr<StepChain>>
-StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement) {
+StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement,
+                 unsigned maxCrossing) {
   if (failed(verifyNotMaterialized(step)))
     return failure();
   Block &entry = step.getBody().front();
@@ -154,7 +155,7 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement) {
     return failure();
 
   std::unique_ptr<StepChain> chain(new StepChain);
-  chain->stages = isolateUnsegmentable(findStages(step));
+  chain->stages = isolateUnsegmentable(findStages(step, maxCrossing));
   PointStages points;
   for (;;) {
     points = assignPoints(schedule, position, chain->stages);

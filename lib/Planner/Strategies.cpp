@@ -2,8 +2,8 @@
 //
 // The user's segments, none, uniform groups of stages, about sqrt(n)
 // groups of equal forward FLOPs, selective (uniform segments with expensive
-// results kept), and dp, whose search is ChainDp.h's on the StepChain
-// model.
+// results kept), and dp and ilp, whose searches (ChainDp.h, ChainIlp.h)
+// run on the StepChain model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,8 +11,12 @@
 
 #include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
+#include "ckpt/Planner/ChainIlp.h"
 #include "ckpt/Planner/Recompute.h"
 #include "ckpt/Planner/StepChain.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 #include <numeric>
@@ -142,50 +146,135 @@ void ckpt::writeChainPlan(ArrayRef<Stage> stages,
   planStageGroups(stages, groups, describe);
 }
 
-/// dp: the cheapest plan of the step's chain within the budget, or the
-/// smallest peak. The model is the simulator's, so the plan's simulated
-/// peak (which the budget check computes) is the predicted one; the
-/// brute-force tests hold the two equal.
+/// The simulated peak of `segments` written on a copy of `step`, whose
+/// chain is `chain`; the largest peak when the plan cannot be evaluated.
+static int64_t simulateChainPlan(func::FuncOp step, const StepChain &chain,
+                                 ArrayRef<PlannedSegment> segments,
+                                 unsigned keepThreshold) {
+  IRMapping mapping;
+  OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
+  writeChainPlan(mapStages(chain.getStages(), mapping), segments,
+                 keepThreshold, /*describe=*/false);
+  FailureOr<PlanEvaluation> evaluated = evaluatePlan(*copy);
+  if (failed(evaluated))
+    return INT64_MAX;
+  return static_cast<int64_t>(
+      std::min<uint64_t>(evaluated->peak.bytes, INT64_MAX));
+}
+
+/// dp's plan: the cheapest whose simulated peak fits `budget`. Where
+/// activations cross the chain's cuts beside the one carried forward (skip
+/// connections), the model's peak only bounds the simulated one from
+/// below, so the front is walked from the cheapest plan the model fits
+/// until one does; nothing when none does.
+static std::optional<ChainPlan>
+findFittingChainPlan(const StepChain &chain, int64_t budget,
+                     PeakMeasure simulate) {
+  SmallVector<ChainPlan> plans = findChainPlans(chain, budget);
+  if (plans.empty())
+    return std::nullopt;
+  if (simulate(plans.front()) <= budget)
+    return plans.front();
+  for (ChainPlan &plan : findChainPlans(chain))
+    if (plan.peak <= budget && simulate(plan) <= budget)
+      return std::move(plan);
+  return std::nullopt;
+}
+
+/// dp and ilp: the cheapest plan of the step's chain within the budget, or
+/// the smallest peak. The model is measured with the simulator, and every
+/// plan written is simulated before it is taken, so the budget check that
+/// follows agrees; the brute-force tests hold the searches to the
+/// simulator's optimum.
 static LogicalResult planChain(func::FuncOp step,
                                const StrategyOptions &options) {
-  FailureOr<std::unique_ptr<StepChain>> chain =
-      StepChain::build(step, options.selectiveThreshold);
-  if (failed(chain))
+  bool ilp = options.strategy == "ilp";
+  if (ilp) {
+    size_t stages = findStages(step, options.stageCrossings).size();
+    if (stages > options.ilpMaxStages)
+      return step.emitOpError()
+             << "has " << stages << " stages, more than strategy 'ilp' takes "
+             << "on (ilp-max-stages=" << options.ilpMaxStages
+             << "); plan it with dp or selective, or raise ilp-max-stages";
+  }
+  FailureOr<std::unique_ptr<StepChain>> built = StepChain::build(
+      step, options.selectiveThreshold, options.stageCrossings);
+  if (failed(built))
     return failure();
-  if ((*chain)->getStageCount() == 0)
+  const StepChain &chain = **built;
+  if (chain.getStageCount() == 0)
     return success();
-  SmallVector<ChainPlan> plans;
+  auto simulate = [&](const ChainPlan &plan) {
+    return simulateChainPlan(step, chain, plan.segments,
+                             options.selectiveThreshold);
+  };
+  std::optional<int64_t> budget;
   if (options.budget)
-    plans = findChainPlans(**chain, static_cast<int64_t>(std::min<uint64_t>(
-                                        *options.budget, INT64_MAX)));
-  if (plans.empty())
-    plans = findChainPlans(**chain);
-  const ChainPlan &plan = plans.back();
-  writeChainPlan((*chain)->getStages(), plan.segments,
-                 options.selectiveThreshold,
+    budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
+
+  std::optional<ChainPlan> plan;
+  if (budget)
+    plan = findFittingChainPlan(chain, *budget, simulate);
+  std::string outcome;
+  if (ilp) {
+    IlpLimits limits{options.ilpSeconds, options.ilpNodes};
+    IlpResult solved = findChainPlanIlp(chain, budget, limits, simulate, plan);
+    if (solved.plan && !solved.optimal) {
+      double gap = solved.plan->flops
+                       ? 100.0 * double(solved.plan->flops - solved.lowerBound) /
+                             double(solved.plan->flops)
+                       : 0.0;
+      step.emitWarning() << "strategy 'ilp' stopped at its limits after "
+                         << solved.solves << " solves: the plan recomputes "
+                         << solved.plan->flops
+                         << " FLOPs, at most "
+                         << llvm::formatv("{0:F1}", gap).str()
+                         << "% more than the optimum (no plan recomputes "
+                            "fewer than "
+                         << solved.lowerBound << ")";
+    }
+    outcome = (solved.optimal ? "optimal, " : "not proven optimal, ") +
+              std::to_string(solved.solves) + " solves";
+    plan = std::move(solved.plan);
+  }
+  // Nothing fits: the smallest peak, for the budget check to report.
+  if (!plan)
+    plan = findChainPlans(chain).back();
+  writeChainPlan(chain.getStages(), plan->segments, options.selectiveThreshold,
                  options.describe);
-  if (options.describe)
-    step.emitRemark() << "dp: " << plan.segments.size() << " segments ("
-                      << llvm::count_if(plan.segments,
-                                        [](const PlannedSegment &segment) {
-                                          return segment.option ==
-                                                 StepChain::kKeepExpensive;
-                                        })
-                      << " keeping expensive results) over "
-                      << (*chain)->getStageCount() << " stages, peak "
-                      << formatBytes(static_cast<uint64_t>(plan.peak))
-                      << ", recompute " << plan.flops << " FLOPs";
+  if (options.describe) {
+    InFlightDiagnostic remark = step.emitRemark();
+    remark << options.strategy << ": " << plan->segments.size()
+           << " segments ("
+           << llvm::count_if(plan->segments,
+                             [](const PlannedSegment &segment) {
+                               return segment.option ==
+                                      StepChain::kKeepExpensive;
+                             })
+           << " keeping expensive results) over " << chain.getStageCount()
+           << " stages, peak "
+           << formatBytes(static_cast<uint64_t>(simulate(*plan)))
+           << ", recompute " << plan->flops << " FLOPs";
+    if (!outcome.empty())
+      remark << " (" << outcome << ")";
+  }
   return success();
 }
 
 std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
   if (!llvm::is_contained(
-          {"manual", "none", "uniform", "sqrt", "selective", "dp"},
+          {"manual", "none", "uniform", "sqrt", "selective", "dp", "ilp"},
           StringRef(options.strategy)))
     return "unknown planning strategy '" + options.strategy +
-           "'; expected manual, none, uniform, sqrt, selective or dp";
+           "'; expected manual, none, uniform, sqrt, selective, dp or ilp";
   if (options.stagesPerSegment == 0)
     return "stages-per-segment must be at least 1";
+  if (options.stageCrossings == 0)
+    return "stage-crossings must be at least 1";
+  if (!(options.ilpSeconds > 0))
+    return "ilp-seconds must be positive";
+  if (options.ilpNodes < 0)
+    return "ilp-nodes must not be negative";
   return "";
 }
 
@@ -202,7 +291,7 @@ LogicalResult ckpt::applyStrategy(func::FuncOp step,
       return failure();
   } else {
     inlineAllSegments(step);
-    if (strategy == "dp") {
+    if (strategy == "dp" || strategy == "ilp") {
       if (failed(planChain(step, options)))
         return failure();
     } else if (strategy != "none") {

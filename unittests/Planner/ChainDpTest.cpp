@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Planner/ChainDp.h"
+#include "RandomChains.h"
 #include "ckpt/Planner/Recompute.h"
 #include "ckpt/Planner/StepChain.h"
 #include "ckpt/Planner/Strategies.h"
@@ -33,29 +34,6 @@ using namespace mlir;
 using namespace ckpt;
 
 namespace {
-
-using Segments = SmallVector<PlannedSegment>;
-
-/// Every single-level plan of `model`'s stages: each stage kept or in one
-/// segment of consecutive stages that the model allows, in each of the
-/// ways it allows.
-void enumeratePlans(const ChainModel &model, size_t first, Segments &plan,
-                    const std::function<void(const Segments &)> &visit) {
-  size_t stages = model.getStageCount();
-  if (first == stages)
-    return visit(plan);
-  enumeratePlans(model, first + 1, plan, visit);
-  for (size_t last = first; last < stages; ++last) {
-    size_t options = model.getSegmentOptions(first, last).size();
-    if (!options)
-      break;
-    for (unsigned option = 0; option < options; ++option) {
-      plan.push_back({first, last, option});
-      enumeratePlans(model, last + 1, plan, visit);
-      plan.pop_back();
-    }
-  }
-}
 
 struct Scored {
   int64_t peak;
@@ -120,42 +98,6 @@ void checkAgainst(const ChainModel &model, const std::vector<Scored> &plans,
     EXPECT_EQ(rescored->flops, chosen.front().flops) << what;
   }
 }
-
-/// A chain model of random numbers: some stages may not be in a segment,
-/// some runs may be segments two ways.
-class RandomChain : public ChainModel {
-public:
-  RandomChain(std::mt19937_64 &rng, size_t stages) {
-    std::uniform_int_distribution<int64_t> bytes(0, 1000);
-    std::uniform_int_distribution<uint64_t> flops(1, 500);
-    for (size_t stage = 0; stage < stages; ++stage) {
-      kept.push_back(bytes(rng) * 4);
-      forbidden.push_back(bytes(rng) < 80);
-      runs.emplace_back();
-      for (size_t last = stage; last < stages; ++last) {
-        runs.back().emplace_back();
-        for (int option = 0, options = 1 + (bytes(rng) < 300);
-             option < options; ++option)
-          runs.back().back().push_back({bytes(rng) * 5, bytes(rng) - 200,
-                                        flops(rng) * (last - stage + 1)});
-      }
-    }
-  }
-  size_t getStageCount() const override { return kept.size(); }
-  int64_t getKeptPeak(size_t stage) const override { return kept[stage]; }
-  SmallVector<ChainSegment, 2>
-  getSegmentOptions(size_t first, size_t last) const override {
-    for (size_t stage = first; stage <= last; ++stage)
-      if (forbidden[stage])
-        return {};
-    return runs[first][last - first];
-  }
-
-private:
-  std::vector<int64_t> kept;
-  std::vector<bool> forbidden;
-  std::vector<std::vector<SmallVector<ChainSegment, 2>>> runs;
-};
 
 TEST(ChainDpTest, FindsTheBruteForceOptimumOfRandomModels) {
   std::mt19937_64 rng(7);

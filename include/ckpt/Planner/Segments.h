@@ -49,7 +49,7 @@ void inlineAllSegments(mlir::func::FuncOp func);
 /// A run of consecutive forward ops and what it hands to the next stage.
 struct Stage {
   llvm::SmallVector<mlir::Operation *> ops;
-  /// The activation that carries everything later forward ops need from
+  /// The activations that carry everything later forward ops need from
   /// this stage and the ones before (none after the last stage, or when
   /// nothing crosses).
   llvm::SmallVector<mlir::Value, 1> boundary;
@@ -61,10 +61,13 @@ llvm::SmallVector<Stage> mapStages(llvm::ArrayRef<Stage> stages,
                                    const mlir::IRMapping &mapping);
 
 /// The forward ops of a training step (no segments in it) split into
-/// stages: a stage ends where a single activation carries everything later
-/// forward ops need from the ops so far (parameters, integer and boolean
-/// inputs and constants aside; a float input counts from its first read).
-llvm::SmallVector<Stage> findStages(mlir::func::FuncOp step);
+/// stages: a stage ends where at most `maxCrossing` activations carry
+/// everything later forward ops need from the ops so far (parameters,
+/// integer and boolean inputs and constants aside; a float input counts
+/// from its first read). One makes the blocks of a stack; more also cuts
+/// inside graphs whose skip connections stay alive across blocks.
+llvm::SmallVector<Stage> findStages(mlir::func::FuncOp step,
+                                    unsigned maxCrossing = 1);
 
 } // namespace ckpt
 

@@ -27,12 +27,21 @@ public:
   static constexpr unsigned kRecomputeAll = 0, kKeepExpensive = 1;
 
   /// The chain of `step`, a training step without segments or recompute
-  /// regions; ops above `expensiveFlopsPerElement` (isExpensiveToRecompute)
-  /// may keep their results. Stages whose backward ops interleave are
-  /// merged, so that each program point belongs to one stage. Fails with an
-  /// error at an op of unknown size, or at a step with recompute regions.
+  /// regions, cut where at most `maxCrossing` activations cross
+  /// (findStages); ops above `expensiveFlopsPerElement`
+  /// (isExpensiveToRecompute) may keep their results. Stages whose backward
+  /// ops interleave are merged, so that each program point belongs to one
+  /// stage. Fails with an error at an op of unknown size, or at a step with
+  /// recompute regions.
+  ///
+  /// With one activation crossing each cut the model's peaks are the
+  /// simulator's. With more, an activation that crosses a whole segment may
+  /// live longer than the model counts (the segment's recomputation reads
+  /// it after its last use without the segment), so the model's peak is a
+  /// lower bound of the simulated one.
   static mlir::FailureOr<std::unique_ptr<StepChain>>
-  build(mlir::func::FuncOp step, unsigned expensiveFlopsPerElement);
+  build(mlir::func::FuncOp step, unsigned expensiveFlopsPerElement,
+        unsigned maxCrossing = 1);
 
   size_t getStageCount() const override { return stages.size(); }
   int64_t getKeptPeak(size_t stage) const override {

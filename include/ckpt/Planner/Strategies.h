@@ -19,7 +19,7 @@
 namespace ckpt {
 
 struct StrategyOptions {
-  /// manual, none, uniform, sqrt, selective or dp.
+  /// manual, none, uniform, sqrt, selective, dp or ilp.
   std::string strategy = "manual";
   /// Stages per segment of uniform and selective.
   unsigned stagesPerSegment = 1;
@@ -28,8 +28,16 @@ struct StrategyOptions {
   unsigned selectiveThreshold = 64;
   /// Emit a remark per planned segment naming its stages.
   bool describe = false;
-  /// The peak dp must fit, in bytes; without it dp plans the smallest peak.
+  /// The peak dp and ilp must fit, in bytes; without it they plan the
+  /// smallest peak.
   std::optional<uint64_t> budget = std::nullopt;
+  /// dp and ilp cut stages where at most this many activations cross.
+  unsigned stageCrossings = 1;
+  /// ilp's limits: seconds for all its solves, branch-and-bound nodes per
+  /// solve (0: none), and the most stages it takes on.
+  double ilpSeconds = 10;
+  int64_t ilpNodes = 0;
+  unsigned ilpMaxStages = 150;
 };
 
 /// Why `options` are invalid, or an empty string.
@@ -39,9 +47,10 @@ std::string checkStrategyOptions(const StrategyOptions &options);
 /// manual checks the user's segments, none removes them, uniform and sqrt
 /// replace them with segments of stages (ops that may not be recomputed
 /// stay outside, with a remark), selective also marks the results of
-/// expensive ops `ckpt.keep`, and dp writes the cheapest plan of the stage
-/// chain within the budget (the smallest peak when none fits, for the
-/// budget check to report).
+/// expensive ops `ckpt.keep`, and dp and ilp write the cheapest plan of the
+/// stage chain within the budget (the smallest peak when none fits, for the
+/// budget check to report): dp from its search's front, ilp proven optimal
+/// (or with a warning giving its gap at a limit).
 mlir::LogicalResult applyStrategy(mlir::func::FuncOp step,
                                   const StrategyOptions &options);
 

@@ -32,6 +32,10 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     options = {strategy, stagesPerSegment, selectiveThreshold, remarks};
+    options.stageCrossings = stageCrossings;
+    options.ilpSeconds = ilpSeconds;
+    options.ilpNodes = ilpNodes;
+    options.ilpMaxStages = ilpMaxStages;
     if (std::string error = checkStrategyOptions(options); !error.empty()) {
       module.emitError() << error;
       return signalPassFailure();

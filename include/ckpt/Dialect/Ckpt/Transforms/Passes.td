@@ -128,7 +128,22 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       as its only segment), so the predicted peak is the simulated one;
       stages whose backward ops interleave are merged. When no plan fits,
       the smallest-peak plan is written and the budget error names its
-      peak.
+      peak. With `stage-crossings` above 1, stages also end where that many
+      activations cross, so graphs whose skip connections stay alive across
+      blocks (U-Net, ResNet) get stages too; the model's peak is then a
+      lower bound of the simulated one, and dp walks its front from the
+      cheapest plan the model fits until one's simulated peak does.
+    - `ilp`: the same plans as `dp` (on the same stages), written as a
+      mixed-integer program (one binary per way a run of stages may be a
+      segment, the bytes freed below each stage, every group's peak within
+      the budget) and solved with CBC for the fewest recompute FLOPs.
+      Each solution is simulated; one whose simulated peak does not fit is
+      cut off and the program solved again, so the plan is the simulator's
+      optimum over these plans even where dp's walk misses it. It starts
+      from dp's plan. At `ilp-seconds` (all solves) or `ilp-nodes` (per
+      solve) it takes the best plan found and warns with its gap to the
+      proven lower bound. A step of more than `ilp-max-stages` stages is an
+      error pointing at dp and selective.
 
     With `budget` (bytes: `24GiB`, `512MiB`, `800MB`, `1.5e9`), the plan's
     simulated peak (the memory simulator on the step with the plan
@@ -143,7 +158,8 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"manual\"",
-           "Planning strategy: manual, none, uniform, sqrt, selective or dp">,
+           "Planning strategy: manual, none, uniform, sqrt, selective, dp "
+           "or ilp">,
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Largest simulated peak allowed, in bytes (24GiB, 512MiB, 1.5e9); "
            "empty: none">,
@@ -157,7 +173,16 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
            "per element than this">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Also emit a remark per planned segment (its stages) and one with "
-           "the plan's simulated peak under the budget">
+           "the plan's simulated peak under the budget">,
+    Option<"stageCrossings", "stage-crossings", "unsigned", /*default=*/"1",
+           "dp and ilp end a stage where at most this many activations "
+           "cross (at least 1; more for skip connections)">,
+    Option<"ilpSeconds", "ilp-seconds", "double", /*default=*/"10",
+           "Seconds ilp may solve for, all solves together">,
+    Option<"ilpNodes", "ilp-nodes", "int64_t", /*default=*/"0",
+           "Branch-and-bound nodes per ilp solve (0: no limit)">,
+    Option<"ilpMaxStages", "ilp-max-stages", "unsigned", /*default=*/"150",
+           "Most stages ilp takes on">
   ];
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
@@ -199,7 +224,8 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
       budget gives them up, from all kept to none;
     - `dp`: its Pareto front over the stage chain, from keeping every stage
       to the smallest peak, each plan evaluated again by the simulator;
-    - `sqrt`, `none`, `manual`: their one plan.
+    - `sqrt`, `ilp` (its smallest-peak plan), `none`, `manual`: their one
+      plan.
 
     Each plan gets its simulated peak (with and without the gradients the
     step returns) and its recompute FLOPs (also in percent of one forward).
@@ -212,7 +238,7 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"uniform\"",
            "Strategy whose plans to evaluate: uniform, selective, dp, sqrt, "
-           "none or manual">,
+           "ilp, none or manual">,
     Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
            /*default=*/"64",
            "Selective keeps (and dp may keep) results that cost more FLOPs "

@@ -1,0 +1,252 @@
+//===- ChainIlpTest.cpp - the ilp planner against dp and brute force ------===//
+//
+// On random chain models ilp must find dp's optimum, for random budgets and
+// for the smallest peak, and, when each plan's measured peak exceeds the
+// model's by a random amount, the brute-force optimum of the measure. On random
+// training steps with skip connections, cut where up to three activations
+// cross, every plan is materialised and simulated: the model must bound each
+// plan's simulated peak from below and predict its recompute FLOPs, and ilp,
+// measuring its candidates with the simulator, must find the simulator's
+// optimum.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RandomChains.h"
+
+#include "ckpt/Planner/ChainIlp.h"
+#include "ckpt/Planner/Recompute.h"
+#include "ckpt/Planner/StepChain.h"
+#include "ckpt/Planner/Strategies.h"
+
+#include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+const IlpLimits kGenerous{/*seconds=*/120, /*nodes=*/0};
+
+TEST(ChainIlpTest, FindsDpsOptimumOfRandomChains) {
+  std::mt19937_64 rng(11);
+  auto modelPeak = [](const ChainPlan &plan) { return plan.peak; };
+  for (int trial = 0; trial < 60; ++trial) {
+    size_t stages = 1 + trial % 12;
+    RandomChain model(rng, stages);
+    std::string what = "model " + std::to_string(trial);
+
+    SmallVector<ChainPlan> front = findChainPlans(model);
+    IlpResult smallest =
+        findChainPlanIlp(model, std::nullopt, kGenerous, modelPeak);
+    ASSERT_TRUE(smallest.plan) << what;
+    EXPECT_TRUE(smallest.optimal) << what;
+    EXPECT_EQ(smallest.plan->peak, front.back().peak) << what;
+    EXPECT_EQ(smallest.plan->flops, front.back().flops) << what;
+
+    int64_t lowest = front.back().peak, highest = front.front().peak;
+    std::uniform_int_distribution<int64_t> pick(lowest - (highest - lowest) / 8,
+                                                highest);
+    for (int draw = 0; draw < 8; ++draw) {
+      int64_t budget = pick(rng);
+      SmallVector<ChainPlan> dp = findChainPlans(model, budget);
+      IlpResult ilp = findChainPlanIlp(model, budget, kGenerous, modelPeak);
+      EXPECT_TRUE(ilp.optimal) << what << " budget " << budget;
+      ASSERT_EQ(dp.empty(), !ilp.plan) << what << " budget " << budget;
+      if (dp.empty())
+        continue;
+      EXPECT_EQ(ilp.plan->flops, dp.front().flops)
+          << what << " budget " << budget;
+      EXPECT_LE(ilp.plan->peak, budget) << what;
+      // The plan's segments cost what it says.
+      std::optional<ChainPlan> rescored =
+          evaluateChainPlan(model, ilp.plan->segments);
+      ASSERT_TRUE(rescored) << what;
+      EXPECT_EQ(rescored->peak, ilp.plan->peak) << what;
+      EXPECT_EQ(rescored->flops, ilp.plan->flops) << what;
+    }
+  }
+}
+
+TEST(ChainIlpTest, CutsOffPlansWhoseMeasuredPeakDoesNotFit) {
+  // The measured peak is the model's plus a pseudo-random excess per plan,
+  // as where the model only bounds the simulator from below.
+  std::mt19937_64 rng(5);
+  auto excess = [](ArrayRef<PlannedSegment> segments) {
+    uint64_t hash = 1469598103934665603ull;
+    for (const PlannedSegment &segment : segments)
+      for (uint64_t part :
+           {segment.first, segment.last, static_cast<size_t>(segment.option)})
+        hash = (hash ^ part) * 1099511628211ull;
+    return static_cast<int64_t>(hash % 600);
+  };
+  auto measure = [&](const ChainPlan &plan) {
+    return plan.peak + excess(plan.segments);
+  };
+  unsigned cutSolves = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    size_t stages = 2 + trial % 8;
+    RandomChain model(rng, stages);
+    std::string what = "model " + std::to_string(trial);
+    std::vector<std::pair<int64_t, uint64_t>> measured;
+    Segments plan;
+    enumeratePlans(model, 0, plan, [&](const Segments &segments) {
+      std::optional<ChainPlan> scored = evaluateChainPlan(model, segments);
+      ASSERT_TRUE(scored);
+      measured.push_back({measure(*scored), scored->flops});
+    });
+    int64_t lowest = INT64_MAX, highest = INT64_MIN;
+    for (auto [peak, flops] : measured) {
+      lowest = std::min(lowest, peak);
+      highest = std::max(highest, peak);
+    }
+    std::uniform_int_distribution<int64_t> pick(lowest - 50, highest);
+    for (int draw = 0; draw < 5; ++draw) {
+      int64_t budget = draw == 0 ? lowest : pick(rng);
+      std::optional<uint64_t> cheapest;
+      for (auto [peak, flops] : measured)
+        if (peak <= budget && (!cheapest || flops < *cheapest))
+          cheapest = flops;
+      IlpResult ilp = findChainPlanIlp(model, budget, kGenerous, measure);
+      EXPECT_TRUE(ilp.optimal) << what;
+      cutSolves += ilp.solves - 1;
+      ASSERT_EQ(!cheapest, !ilp.plan) << what << " budget " << budget;
+      if (!cheapest)
+        continue;
+      EXPECT_EQ(ilp.plan->flops, *cheapest) << what << " budget " << budget;
+      EXPECT_EQ(ilp.measuredPeak, measure(*ilp.plan)) << what;
+      EXPECT_LE(ilp.measuredPeak, budget) << what;
+    }
+  }
+  // Plans were cut off: the loop this test is for ran.
+  EXPECT_GT(cutSolves, 0u);
+}
+
+/// A random step on a batch of 4 rows of width 8: `ops` ops, each reading
+/// the previous value (a linear layer, tanh, gelu or layer norm) or also an
+/// earlier one (add or mul: a skip connection), then the mean loss.
+std::string randomDagStep(std::mt19937_64 &rng, int ops) {
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  const std::string act = "tensor<4x8xf32>", weight = "tensor<8x8xf32>";
+  std::string body, params;
+  std::vector<std::string> values = {"%x"};
+  int linears = 0;
+  for (int i = 0; i < ops; ++i) {
+    std::string name = "%v" + std::to_string(i), last = values.back();
+    // Skips reach two to four values back.
+    size_t reach = std::min<size_t>(values.size(), 2 + pick(3));
+    std::string earlier = values[values.size() - reach];
+    int kind = values.size() < 3 ? pick(2) : pick(6);
+    if (i == 0 || kind == 0) {
+      std::string w = "%w" + std::to_string(linears++);
+      params += ", " + w + ": " + weight + " {ckpt.param}";
+      body += "  " + name + " = ckpt.linear " + last + ", " + w + " : (" + act +
+              ", " + weight + ") -> " + act + "\n";
+    } else if (kind == 1) {
+      body += "  " + name + " = ckpt.tanh " + last + " : " + act + "\n";
+    } else if (kind == 2) {
+      body += "  " + name + " = ckpt.gelu " + last + " : " + act + "\n";
+    } else if (kind == 3) {
+      body += "  " + name + " = ckpt.add " + last + ", " + earlier + " : " +
+              act + "\n";
+    } else if (kind == 4) {
+      body += "  " + name + " = ckpt.mul " + last + ", " + earlier + " : " +
+              act + "\n";
+    } else {
+      body += "  " + name + ", %m" + std::to_string(i) + ", %r" +
+              std::to_string(i) + " = ckpt.layer_norm " + last +
+              " normalized_shape = [8] : (" + act + ") -> (" + act +
+              ", tensor<4x1xf32>, tensor<4x1xf32>)\n";
+    }
+    values.push_back(name);
+  }
+  return "func.func @dag(%x: " + act + params + ") -> tensor<f32> {\n" + body +
+         "  %loss = ckpt.reduce_mean " + values.back() + " : " + act +
+         " -> tensor<f32>\n  return %loss : tensor<f32>\n}\n";
+}
+
+TEST(ChainIlpTest, FindsTheSimulatorsOptimumOfRandomSkipSteps) {
+  MLIRContext context;
+  context.loadDialect<CkptDialect, func::FuncDialect, arith::ArithDialect>();
+  std::mt19937_64 rng(2027);
+  // Linear layers of 8 inputs count as expensive, so segments may also keep
+  // their results.
+  const unsigned threshold = 8;
+  for (int trial = 0; trial < 12; ++trial) {
+    std::string text = randomDagStep(rng, 5 + trial % 5);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module) << text;
+    PassManager pm(&context);
+    CkptAutodiffPassOptions options;
+    options.keepForward = false;
+    pm.addPass(createCkptAutodiffPass(options));
+    ASSERT_TRUE(succeeded(pm.run(*module))) << text;
+    auto step = *module->getOps<func::FuncOp>().begin();
+
+    FailureOr<std::unique_ptr<StepChain>> chain =
+        StepChain::build(step, threshold, /*maxCrossing=*/3);
+    ASSERT_TRUE(succeeded(chain)) << text;
+    // A plan written as dp and ilp write it, materialised and simulated.
+    auto evaluate = [&](ArrayRef<PlannedSegment> segments) {
+      IRMapping mapping;
+      OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
+      writeChainPlan(mapStages((*chain)->getStages(), mapping), segments,
+                     threshold, /*describe=*/false);
+      return evaluatePlan(*copy);
+    };
+    auto simulate = [&](const ChainPlan &plan) -> int64_t {
+      FailureOr<PlanEvaluation> evaluated = evaluate(plan.segments);
+      EXPECT_TRUE(succeeded(evaluated)) << text;
+      return succeeded(evaluated) ? static_cast<int64_t>(evaluated->peak.bytes)
+                                  : INT64_MAX;
+    };
+
+    // Every plan: its simulated peak and FLOPs.
+    std::vector<std::pair<int64_t, uint64_t>> simulated;
+    Segments plan;
+    enumeratePlans(**chain, 0, plan, [&](const Segments &segments) {
+      std::optional<ChainPlan> predicted = evaluateChainPlan(**chain, segments);
+      ASSERT_TRUE(predicted);
+      FailureOr<PlanEvaluation> evaluated = evaluate(segments);
+      ASSERT_TRUE(succeeded(evaluated)) << text;
+      int64_t peak = static_cast<int64_t>(evaluated->peak.bytes);
+      EXPECT_LE(predicted->peak, peak) << text;
+      EXPECT_EQ(predicted->flops, evaluated->cost.recompute.flops) << text;
+      simulated.push_back({peak, predicted->flops});
+    });
+
+    int64_t lowest = INT64_MAX, highest = 0;
+    for (auto [peak, flops] : simulated) {
+      lowest = std::min(lowest, peak);
+      highest = std::max(highest, peak);
+    }
+    std::uniform_int_distribution<int64_t> pick(lowest - 64, highest);
+    for (int draw = 0; draw < 6; ++draw) {
+      int64_t budget = draw == 0 ? lowest : pick(rng);
+      std::optional<uint64_t> cheapest;
+      for (auto [peak, flops] : simulated)
+        if (peak <= budget && (!cheapest || flops < *cheapest))
+          cheapest = flops;
+      IlpResult ilp = findChainPlanIlp(**chain, budget, kGenerous, simulate);
+      EXPECT_TRUE(ilp.optimal) << text;
+      ASSERT_EQ(!cheapest, !ilp.plan) << text << "budget " << budget;
+      if (!cheapest)
+        continue;
+      EXPECT_EQ(ilp.plan->flops, *cheapest) << text << "budget " << budget;
+      EXPECT_EQ(ilp.measuredPeak, simulate(*ilp.plan)) << text;
+      EXPECT_LE(ilp.measuredPeak, budget) << text;
+    }
+  }
+}
+
+} // namespace
