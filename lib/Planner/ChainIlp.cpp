@@ -289,6 +289,21 @@ IlpResult ckpt::findChainPlanIlp(const ChainModel &model,
     break;
   }
   if (incumbent) {
+    // Ties go to fewer segments, as in dp: drop segments that recompute
+    // nothing while the plan still fits.
+    for (size_t at = incumbent->segments.size(); at-- > 0;) {
+      llvm::SmallVector<PlannedSegment> fewer = incumbent->segments;
+      fewer.erase(fewer.begin() + at);
+      std::optional<ChainPlan> candidate = evaluateChainPlan(model, fewer);
+      if (!candidate || candidate->flops != incumbent->flops ||
+          candidate->peak > *budget)
+        continue;
+      int64_t measured = measure(*candidate);
+      if (measured > *budget)
+        continue;
+      incumbent = std::move(candidate);
+      incumbentPeak = measured;
+    }
     result.plan = std::move(incumbent);
     result.measuredPeak = incumbentPeak;
     if (result.optimal)

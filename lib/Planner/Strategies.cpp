@@ -233,8 +233,11 @@ static LogicalResult planChain(func::FuncOp step,
                             "fewer than "
                          << solved.lowerBound << ")";
     }
-    outcome = (solved.optimal ? "optimal, " : "not proven optimal, ") +
-              std::to_string(solved.solves) + " solves";
+    outcome = solved.plan ? (solved.optimal ? "optimal" : "not proven optimal")
+                          : (solved.optimal ? "proven that no plan fits"
+                                            : "no fitting plan found");
+    outcome += ", " + std::to_string(solved.solves) +
+               (solved.solves == 1 ? " solve" : " solves");
     plan = std::move(solved.plan);
   }
   // Nothing fits: the smallest peak, for the budget check to report.
