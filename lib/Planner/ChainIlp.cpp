@@ -69,10 +69,9 @@ public:
     cuts.push_back(std::move(chosen));
   }
 
-  /// Minimises recompute FLOPs with every group within `budget`, or, when
-  /// `budget` is none, the peak.
-  SolveOutcome solve(std::optional<int64_t> budget, double seconds,
-                     int64_t nodes, const std::optional<ChainPlan> &start);
+  /// Minimises recompute FLOPs with every group within `budget`.
+  SolveOutcome solve(int64_t budget, double seconds, int64_t nodes,
+                     const std::optional<ChainPlan> &start);
 
 private:
   const ChainModel &model;
@@ -81,42 +80,37 @@ private:
   std::vector<Choice> cuts;
 };
 
-SolveOutcome ChainProgram::solve(std::optional<int64_t> budget, double seconds,
-                                 int64_t nodes,
+SolveOutcome ChainProgram::solve(int64_t budget, double seconds, int64_t nodes,
                                  const std::optional<ChainPlan> &start) {
   size_t stages = model.getStageCount();
   std::unique_ptr<Cbc_Model, CbcDeleter> cbc(Cbc_newModel());
   Cbc_setLogLevel(cbc.get(), 0);
   const double infinity = std::numeric_limits<double>::max();
 
-  // Columns: y, then F[1..stages-1] (F[0] is 0), then the peak M when
-  // minimising it.
+  // Columns: y, then F[1..stages-1] (F[0] is 0).
   int optionCount = static_cast<int>(options.size());
   for (const Option &option : options)
-    Cbc_addCol(cbc.get(), "", 0, 1, budget ? double(option.cost.flops) : 0, 1,
-               0, nullptr, nullptr);
+    Cbc_addCol(cbc.get(), "", 0, 1, double(option.cost.flops), 1, 0, nullptr,
+               nullptr);
   auto freedColumn = [&](size_t stage) {
     return stage == 0 ? -1 : optionCount + static_cast<int>(stage) - 1;
   };
   for (size_t stage = 1; stage < stages; ++stage)
     Cbc_addCol(cbc.get(), "", -infinity, infinity, 0, 0, 0, nullptr, nullptr);
-  // Upper bounds of -F[t]: every segment below t freeing its least.
+  // Upper bounds of -F[t], as tight as the big-M rows want them: the most
+  // bytes disjoint segments below t can hold beyond what they free.
   std::vector<double> mostHeld(stages + 1, 0);
+  std::vector<std::vector<const Option *>> endingBefore(stages + 1);
   for (const Option &option : options)
-    if (option.cost.freed < 0)
-      for (size_t stage = option.segment.last + 1; stage <= stages; ++stage)
-        mostHeld[stage] -= double(option.cost.freed);
-  // The peak is at least stage 0's group's, which nothing frees.
-  double peakFloor = double(model.getKeptPeak(0));
-  for (const Option &option : options)
-    if (option.segment.first == 0)
-      peakFloor = std::min(peakFloor, double(option.cost.peak));
-  int peakColumn = -1;
-  if (!budget) {
-    peakColumn = optionCount + static_cast<int>(stages) - 1;
-    Cbc_addCol(cbc.get(), "", peakFloor, infinity, 1, 0, 0, nullptr, nullptr);
+    endingBefore[option.segment.last + 1].push_back(&option);
+  for (size_t stage = 1; stage <= stages; ++stage) {
+    mostHeld[stage] = mostHeld[stage - 1];
+    for (const Option *option : endingBefore[stage])
+      mostHeld[stage] = std::max(
+          mostHeld[stage], mostHeld[option->segment.first] +
+                               std::max(0.0, -double(option->cost.freed)));
   }
-  double limit = budget ? double(*budget) : peakFloor;
+  double limit = double(budget);
 
   std::vector<std::vector<int>> covering(stages), endingAt(stages);
   for (auto [column, option] : llvm::enumerate(options)) {
@@ -138,14 +132,12 @@ SolveOutcome ChainProgram::solve(std::optional<int64_t> budget, double seconds,
     columns.push_back(column);
     coefficients.push_back(coefficient);
   };
-  // A group's peak less what the segments below free fits the limit (the
-  // budget, or M); `relax` lifts the row when the group is not chosen.
+  // A group's peak less what the segments below free fits the budget;
+  // `relax` lifts the row when the group is not chosen.
   auto addPeakRow = [&](double peak, size_t first, double relax) {
     if (first)
       add(freedColumn(first), -1);
-    if (!budget)
-      add(peakColumn, -1);
-    addRow('L', (budget ? limit : 0) - peak + relax);
+    addRow('L', limit - peak + relax);
   };
   for (size_t stage = 0; stage < stages; ++stage) {
     for (int column : covering[stage])
@@ -201,7 +193,7 @@ SolveOutcome ChainProgram::solve(std::optional<int64_t> budget, double seconds,
     Cbc_setMaximumNodes(cbc.get(),
                         static_cast<int>(std::min<int64_t>(nodes, INT32_MAX)));
   // FLOPs are whole numbers: a gap below one is none.
-  Cbc_setAllowableGap(cbc.get(), budget ? 0.5 : 1e-6);
+  Cbc_setAllowableGap(cbc.get(), 0.5);
   Cbc_setAllowableFractionGap(cbc.get(), 0);
   Cbc_solve(cbc.get());
 
@@ -242,18 +234,12 @@ IlpResult ckpt::findChainPlanIlp(const ChainModel &model,
   ChainProgram program(model);
   std::optional<ChainPlan> incumbent = start;
   int64_t incumbentPeak = start ? measure(*start) : 0;
-  bool smallestPeakProven = true;
 
   if (!budget) {
-    // The smallest model peak bounds what any plan measures from below;
-    // the plan reaching it sets the budget for the FLOPs.
-    SolveOutcome outcome =
-        program.solve(std::nullopt, limits.seconds, limits.nodes, std::nullopt);
-    ++result.solves;
-    smallestPeakProven = outcome.proven;
-    if (!outcome.segments)
-      return result;
-    incumbent = evaluateChainPlan(model, *outcome.segments);
+    // The smallest model peak, which dp's front ends with, bounds what any
+    // plan measures from below; the plan reaching it sets the budget for
+    // the FLOPs.
+    incumbent = findChainPlans(model).back();
     incumbentPeak = measure(*incumbent);
     budget = incumbentPeak;
   }
@@ -264,7 +250,8 @@ IlpResult ckpt::findChainPlanIlp(const ChainModel &model,
       result.optimal = false;
       break;
     }
-    SolveOutcome outcome = program.solve(budget, left, limits.nodes, incumbent);
+    SolveOutcome outcome =
+        program.solve(*budget, left, limits.nodes, incumbent);
     ++result.solves;
     result.lowerBound =
         static_cast<uint64_t>(std::max(0.0, std::ceil(outcome.bound - 1e-6)));
@@ -309,6 +296,5 @@ IlpResult ckpt::findChainPlanIlp(const ChainModel &model,
     if (result.optimal)
       result.lowerBound = result.plan->flops;
   }
-  result.optimal &= smallestPeakProven;
   return result;
 }

@@ -225,7 +225,9 @@ static LogicalResult planChain(func::FuncOp step,
                              double(solved.plan->flops)
                        : 0.0;
       step.emitWarning() << "strategy 'ilp' stopped at its limits after "
-                         << solved.solves << " solves: the plan recomputes "
+                         << solved.solves
+                         << (solved.solves == 1 ? " solve" : " solves")
+                         << ": the plan recomputes "
                          << solved.plan->flops
                          << " FLOPs, at most "
                          << llvm::formatv("{0:F1}", gap).str()

@@ -47,8 +47,8 @@ using PeakMeasure = llvm::function_ref<int64_t(const ChainPlan &)>;
 
 /// The plan with the fewest recompute FLOPs whose measured peak fits
 /// `budget`; `start`, a plan known to fit, seeds the search. Without a
-/// budget: the plan of smallest model peak, then the fewest FLOPs within
-/// its measured peak.
+/// budget: the plan of smallest model peak (dp's, which the model finds
+/// exactly), then the fewest FLOPs within its measured peak.
 IlpResult
 findChainPlanIlp(const ChainModel &model, std::optional<int64_t> budget,
                  const IlpLimits &limits, PeakMeasure measure,

@@ -140,7 +140,8 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       Each solution is simulated; one whose simulated peak does not fit is
       cut off and the program solved again, so the plan is the simulator's
       optimum over these plans even where dp's walk misses it. It starts
-      from dp's plan. At `ilp-seconds` (all solves) or `ilp-nodes` (per
+      from dp's plan; without a budget, the simulated peak of dp's
+      smallest-peak plan is the budget. At `ilp-seconds` (all solves) or `ilp-nodes` (per
       solve) it takes the best plan found and warns with its gap to the
       proven lower bound. A step of more than `ilp-max-stages` stages is an
       error pointing at dp and selective.
