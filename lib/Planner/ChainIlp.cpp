@@ -4,7 +4,9 @@
 // F[t], the bytes freed by the chosen segments below stage t. Every group's
 // peak less F at its first stage must fit, each stage is in at most one
 // segment, and the recompute FLOPs are minimised. Plans whose measured peak
-// does not fit are excluded by no-good cuts, one solve each.
+// does not fit are excluded by no-good cuts, one solve each. dp's optimum
+// of the same model comes first: a lower bound, and the answer whenever its
+// measured peak fits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -243,18 +245,38 @@ IlpResult ckpt::findChainPlanIlp(const ChainModel &model,
     incumbentPeak = measure(*incumbent);
     budget = incumbentPeak;
   }
+  // dp finds the model's optimum exactly, a lower bound of every fitting
+  // plan's FLOPs; when its plan's measured peak fits, no solve is needed.
+  uint64_t dpBound = 0;
+  if (limits.dpPresolve) {
+    llvm::SmallVector<ChainPlan> cheapest = findChainPlans(model, *budget);
+    if (cheapest.empty()) {
+      result.optimal = true;
+      return result;
+    }
+    dpBound = cheapest.front().flops;
+    int64_t measured = measure(cheapest.front());
+    if (measured <= *budget) {
+      incumbent = std::move(cheapest.front());
+      incumbentPeak = measured;
+      result.optimal = true;
+    } else {
+      program.cut(cheapest.front().segments);
+    }
+  }
 
-  for (;;) {
+  while (!result.optimal) {
     double left = limits.seconds - secondsSince(begin);
     if (left <= 0) {
-      result.optimal = false;
+      result.lowerBound = std::max(result.lowerBound, dpBound);
       break;
     }
     SolveOutcome outcome =
         program.solve(*budget, left, limits.nodes, incumbent);
     ++result.solves;
-    result.lowerBound =
-        static_cast<uint64_t>(std::max(0.0, std::ceil(outcome.bound - 1e-6)));
+    result.lowerBound = std::max(
+        dpBound,
+        static_cast<uint64_t>(std::max(0.0, std::ceil(outcome.bound - 1e-6))));
     if (!outcome.segments) {
       // Nothing fits the model (or none was found in time).
       result.optimal = outcome.proven && !incumbent;

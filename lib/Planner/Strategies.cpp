@@ -217,7 +217,8 @@ static LogicalResult planChain(func::FuncOp step,
     plan = findFittingChainPlan(chain, *budget, simulate);
   std::string outcome;
   if (ilp) {
-    IlpLimits limits{options.ilpSeconds, options.ilpNodes};
+    IlpLimits limits{options.ilpSeconds, options.ilpNodes,
+                     options.ilpPresolve};
     IlpResult solved = findChainPlanIlp(chain, budget, limits, simulate, plan);
     if (solved.plan && !solved.optimal) {
       double gap = solved.plan->flops

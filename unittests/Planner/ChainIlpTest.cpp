@@ -1,13 +1,14 @@
 //===- ChainIlpTest.cpp - the ilp planner against dp and brute force ------===//
 //
-// On random chain models ilp must find dp's optimum, for random budgets and
-// for the smallest peak, and, when each plan's measured peak exceeds the
-// model's by a random amount, the brute-force optimum of the measure. On random
-// training steps with skip connections, cut where up to three activations
-// cross, every plan is materialised and simulated: the model must bound each
-// plan's simulated peak from below and predict its recompute FLOPs, and ilp,
-// measuring its candidates with the simulator, must find the simulator's
-// optimum.
+// On random chain models the program alone must find dp's optimum, for
+// random budgets and for the smallest peak; with and without dp's presolve,
+// when each plan's measured peak exceeds the model's by a random amount, it
+// must find the brute-force optimum of the measure. On random training
+// steps with skip connections, cut where up to three activations cross,
+// every plan is materialised and simulated: the model must bound each
+// plan's simulated peak from below and predict its recompute FLOPs, and
+// ilp (both ways), measuring its candidates with the simulator, must find
+// the simulator's optimum.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,7 +35,10 @@ using namespace ckpt;
 
 namespace {
 
-const IlpLimits kGenerous{/*seconds=*/120, /*nodes=*/0};
+// The program alone, and after dp's presolve (the planner's way).
+const IlpLimits kProgramOnly{/*seconds=*/120, /*nodes=*/0,
+                             /*dpPresolve=*/false};
+const IlpLimits kPresolved{/*seconds=*/120, /*nodes=*/0, /*dpPresolve=*/true};
 
 TEST(ChainIlpTest, FindsDpsOptimumOfRandomChains) {
   std::mt19937_64 rng(11);
@@ -46,7 +50,7 @@ TEST(ChainIlpTest, FindsDpsOptimumOfRandomChains) {
 
     SmallVector<ChainPlan> front = findChainPlans(model);
     IlpResult smallest =
-        findChainPlanIlp(model, std::nullopt, kGenerous, modelPeak);
+        findChainPlanIlp(model, std::nullopt, kProgramOnly, modelPeak);
     ASSERT_TRUE(smallest.plan) << what;
     EXPECT_TRUE(smallest.optimal) << what;
     EXPECT_EQ(smallest.plan->peak, front.back().peak) << what;
@@ -58,7 +62,7 @@ TEST(ChainIlpTest, FindsDpsOptimumOfRandomChains) {
     for (int draw = 0; draw < 8; ++draw) {
       int64_t budget = pick(rng);
       SmallVector<ChainPlan> dp = findChainPlans(model, budget);
-      IlpResult ilp = findChainPlanIlp(model, budget, kGenerous, modelPeak);
+      IlpResult ilp = findChainPlanIlp(model, budget, kProgramOnly, modelPeak);
       EXPECT_TRUE(ilp.optimal) << what << " budget " << budget;
       ASSERT_EQ(dp.empty(), !ilp.plan) << what << " budget " << budget;
       if (dp.empty())
@@ -115,15 +119,17 @@ TEST(ChainIlpTest, CutsOffPlansWhoseMeasuredPeakDoesNotFit) {
       for (auto [peak, flops] : measured)
         if (peak <= budget && (!cheapest || flops < *cheapest))
           cheapest = flops;
-      IlpResult ilp = findChainPlanIlp(model, budget, kGenerous, measure);
-      EXPECT_TRUE(ilp.optimal) << what;
-      cutSolves += ilp.solves - 1;
-      ASSERT_EQ(!cheapest, !ilp.plan) << what << " budget " << budget;
-      if (!cheapest)
-        continue;
-      EXPECT_EQ(ilp.plan->flops, *cheapest) << what << " budget " << budget;
-      EXPECT_EQ(ilp.measuredPeak, measure(*ilp.plan)) << what;
-      EXPECT_LE(ilp.measuredPeak, budget) << what;
+      for (const IlpLimits &limits : {kProgramOnly, kPresolved}) {
+        IlpResult ilp = findChainPlanIlp(model, budget, limits, measure);
+        EXPECT_TRUE(ilp.optimal) << what;
+        cutSolves += ilp.solves > 1;
+        ASSERT_EQ(!cheapest, !ilp.plan) << what << " budget " << budget;
+        if (!cheapest)
+          continue;
+        EXPECT_EQ(ilp.plan->flops, *cheapest) << what << " budget " << budget;
+        EXPECT_EQ(ilp.measuredPeak, measure(*ilp.plan)) << what;
+        EXPECT_LE(ilp.measuredPeak, budget) << what;
+      }
     }
   }
   // Plans were cut off: the loop this test is for ran.
@@ -237,14 +243,16 @@ TEST(ChainIlpTest, FindsTheSimulatorsOptimumOfRandomSkipSteps) {
       for (auto [peak, flops] : simulated)
         if (peak <= budget && (!cheapest || flops < *cheapest))
           cheapest = flops;
-      IlpResult ilp = findChainPlanIlp(**chain, budget, kGenerous, simulate);
-      EXPECT_TRUE(ilp.optimal) << text;
-      ASSERT_EQ(!cheapest, !ilp.plan) << text << "budget " << budget;
-      if (!cheapest)
-        continue;
-      EXPECT_EQ(ilp.plan->flops, *cheapest) << text << "budget " << budget;
-      EXPECT_EQ(ilp.measuredPeak, simulate(*ilp.plan)) << text;
-      EXPECT_LE(ilp.measuredPeak, budget) << text;
+      for (const IlpLimits &limits : {kProgramOnly, kPresolved}) {
+        IlpResult ilp = findChainPlanIlp(**chain, budget, limits, simulate);
+        EXPECT_TRUE(ilp.optimal) << text;
+        ASSERT_EQ(!cheapest, !ilp.plan) << text << "budget " << budget;
+        if (!cheapest)
+          continue;
+        EXPECT_EQ(ilp.plan->flops, *cheapest) << text << "budget " << budget;
+        EXPECT_EQ(ilp.measuredPeak, simulate(*ilp.plan)) << text;
+        EXPECT_LE(ilp.measuredPeak, budget) << text;
+      }
     }
   }
 }

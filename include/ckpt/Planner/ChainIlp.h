@@ -24,6 +24,10 @@ struct IlpLimits {
   double seconds = 10;
   /// Branch-and-bound nodes per solve; 0: no limit.
   int64_t nodes = 0;
+  /// Take dp's optimum of the model first (exact, and found in
+  /// milliseconds): it is the answer when its measured peak fits, and a
+  /// lower bound otherwise. Off, every plan comes from the program.
+  bool dpPresolve = true;
 };
 
 struct IlpResult {

@@ -38,6 +38,8 @@ struct StrategyOptions {
   double ilpSeconds = 10;
   int64_t ilpNodes = 0;
   unsigned ilpMaxStages = 150;
+  /// ilp takes dp's model optimum first (IlpLimits::dpPresolve).
+  bool ilpPresolve = true;
 };
 
 /// Why `options` are invalid, or an empty string.

@@ -36,6 +36,7 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
     options.ilpSeconds = ilpSeconds;
     options.ilpNodes = ilpNodes;
     options.ilpMaxStages = ilpMaxStages;
+    options.ilpPresolve = ilpPresolve;
     if (std::string error = checkStrategyOptions(options); !error.empty()) {
       module.emitError() << error;
       return signalPassFailure();

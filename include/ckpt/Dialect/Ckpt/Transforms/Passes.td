@@ -139,9 +139,13 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       the budget) and solved with CBC for the fewest recompute FLOPs.
       Each solution is simulated; one whose simulated peak does not fit is
       cut off and the program solved again, so the plan is the simulator's
-      optimum over these plans even where dp's walk misses it. It starts
-      from dp's plan; without a budget, the simulated peak of dp's
-      smallest-peak plan is the budget. At `ilp-seconds` (all solves) or `ilp-nodes` (per
+      optimum over these plans even where dp's walk misses it. dp's
+      search finds the same model's optimum exactly and in milliseconds, so
+      ilp takes it first (`ilp-presolve`): when its simulated peak fits it
+      is the answer with no solve (always on chains, whose model is the
+      simulator), otherwise it is cut off and its FLOPs bound the solves
+      from below. The solver starts from dp's fitting plan; without a
+      budget, the simulated peak of dp's smallest-peak plan is the budget. At `ilp-seconds` (all solves) or `ilp-nodes` (per
       solve) it takes the best plan found and warns with its gap to the
       proven lower bound. A step of more than `ilp-max-stages` stages is an
       error pointing at dp and selective.
@@ -183,7 +187,10 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
     Option<"ilpNodes", "ilp-nodes", "int64_t", /*default=*/"0",
            "Branch-and-bound nodes per ilp solve (0: no limit)">,
     Option<"ilpMaxStages", "ilp-max-stages", "unsigned", /*default=*/"150",
-           "Most stages ilp takes on">
+           "Most stages ilp takes on">,
+    Option<"ilpPresolve", "ilp-presolve", "bool", /*default=*/"true",
+           "ilp takes dp's optimum of its model first, and solves only when "
+           "that plan's simulated peak does not fit">
   ];
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
