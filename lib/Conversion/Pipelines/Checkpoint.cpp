@@ -23,6 +23,8 @@ void ckpt::buildCheckpointPipeline(OpPassManager &pm,
   plan.budget = options.budget;
   plan.stagesPerSegment = options.stagesPerSegment;
   plan.selectiveThreshold = options.selectiveThreshold;
+  plan.stageCrossings = options.stageCrossings;
+  plan.ilpSeconds = options.ilpSeconds;
   pm.addPass(createCkptPlanPass(plan));
   pm.addPass(createCkptInsertRecomputePass());
   if (options.lower)

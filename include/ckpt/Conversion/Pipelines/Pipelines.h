@@ -75,7 +75,7 @@ struct CheckpointPipelineOptions
   Option<std::string> strategy{
       *this, "strategy",
       llvm::cl::desc("Planning strategy: manual, none, uniform, sqrt, "
-                     "selective or dp"),
+                     "selective, dp or ilp"),
       llvm::cl::init("manual")};
   Option<std::string> budget{
       *this, "budget",
@@ -91,6 +91,15 @@ struct CheckpointPipelineOptions
       llvm::cl::desc("Selective keeps (and dp may keep) results that cost "
                      "more FLOPs per element than this"),
       llvm::cl::init(64)};
+  Option<unsigned> stageCrossings{
+      *this, "stage-crossings",
+      llvm::cl::desc("dp and ilp end a stage where at most this many "
+                     "activations cross (more for skip connections)"),
+      llvm::cl::init(1)};
+  Option<double> ilpSeconds{
+      *this, "ilp-seconds",
+      llvm::cl::desc("Seconds ilp may solve for, all solves together"),
+      llvm::cl::init(10)};
   Option<bool> lower{*this, "lower",
                      llvm::cl::desc("Also lower the result to the LLVM dialect "
                                     "(ckpt-lower-to-llvm)"),
