@@ -202,9 +202,10 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
                    result);
   RankedTensorType grouped = splitDim(result, 1, geo.groups);
   Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, geo.groups);
-  Value init = filledTensor(rewriter, loc, grouped, 0.0);
+  // The sums start at the bias, [OC] viewed as [G, OC/G, 1, 1] and
+  // broadcast over batch and positions, or at zero.
+  Value init;
   if (Value bias = op.getBias()) {
-    // [OC] -> [G, OC/G, 1, 1], broadcast over batch and positions.
     auto biasType = RankedTensorType::get(
         {geo.groups, geo.outChannelsPerGroup, 1, 1}, result.getElementType());
     Value view = tensor::ExpandShapeOp::create(
@@ -213,6 +214,8 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
     init = buildPointwise(
         rewriter, loc, grouped, view,
         [](OpBuilder &, Location, ValueRange x) { return x[0]; });
+  } else {
+    init = filledTensor(rewriter, loc, grouped, 0.0);
   }
   Value input = op.getInput();
   SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 2, 5, 6, 7}),
@@ -402,7 +405,7 @@ FailureOr<SmallVector<Value>> lowerMaxPool2d(MaxPool2dOp op,
         Value inside =
             ix.both(ix.inRange(h, geo.height), ix.inRange(w, geo.width));
         Value max = args[1], position = args[2];
-        Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+        Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                             position, none);
         Value isNan =
             arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
