@@ -50,6 +50,26 @@ func.func @statistics(%x: tensor<2x8xf32> {ckpt.param}) -> tensor<f32> {
 
 // -----
 
+func.func @batch_statistics(%x: tensor<4x2xf32> {ckpt.param}, %rm: tensor<2xf32>, %rv: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @below {{'ckpt.batch_norm' op has no gradient rule for uses of its statistics (mean, rstd) on a path to the loss}}
+  %y:5 = ckpt.batch_norm %x running_mean %rm running_var %rv
+      : (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+  %l = ckpt.reduce_sum %y#2 : tensor<2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @running_statistics_parameter(%x: tensor<4x2xf32>, %rm: tensor<2xf32> {ckpt.param}, %rv: tensor<2xf32>) -> tensor<f32> {
+  // expected-error @below {{'ckpt.batch_norm' op has no gradient for running_mean and running_var; they must not depend on a parameter}}
+  %y:5 = ckpt.batch_norm %x running_mean %rm running_var %rv
+      : (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
+  %l = ckpt.reduce_sum %y#3 : tensor<2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
 // expected-error @below {{'func.func' op must return one scalar floating-point loss (e.g. tensor<f32>) to be differentiated, but returns 'tensor<4xf32>'}}
 func.func @not_scalar(%w: tensor<4xf32> {ckpt.param}) -> tensor<4xf32> {
   return %w : tensor<4xf32>

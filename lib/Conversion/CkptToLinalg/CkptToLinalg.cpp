@@ -60,6 +60,7 @@ struct CkptToLinalgPass
     populateShapeToTensorPatterns(patterns);
     populateNormalizationToLinalgPatterns(patterns);
     populateLookupToLinalgPatterns(patterns);
+    populateVisionToLinalgPatterns(patterns);
 
     ConversionTarget target(*context);
     target.addIllegalDialect<CkptDialect>();

@@ -145,6 +145,45 @@ func.func @lookup_and_losses(%t: tensor<2x5xi64>, %e: tensor<100x16xf32>,
   return
 }
 
+// Defaults (stride 1, no padding, dilation 1, one group; pooling stride =
+// kernel; count_include_pad = true; batch_norm's momentum and eps) are not
+// printed; a written stride equal to the kernel is kept.
+// CHECK-LABEL: func.func @vision
+//  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x9x9xf64>, %[[W:.+]]: tensor<8x4x3x3xf64>, %[[B:.+]]: tensor<8xf64>, %[[GW:.+]]: tensor<6x2x3x3xf64>, %[[C:.+]]: tensor<4xf64>, %[[F:.+]]: tensor<8x4xf32>, %[[FC:.+]]: tensor<4xf32>)
+func.func @vision(%x: tensor<2x4x9x9xf64>, %w: tensor<8x4x3x3xf64>, %b: tensor<8xf64>,
+                  %gw: tensor<6x2x3x3xf64>, %c: tensor<4xf64>, %f: tensor<8x4xf32>,
+                  %fc: tensor<4xf32>) {
+  // CHECK: ckpt.conv2d %[[X]], %[[W]] bias %[[B]] : (tensor<2x4x9x9xf64>, tensor<8x4x3x3xf64>, tensor<8xf64>) -> tensor<2x8x7x7xf64>
+  %0 = ckpt.conv2d %x, %w bias %b : (tensor<2x4x9x9xf64>, tensor<8x4x3x3xf64>, tensor<8xf64>) -> tensor<2x8x7x7xf64>
+  // CHECK: ckpt.conv2d %[[X]], %[[GW]] stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2 : (tensor<2x4x9x9xf64>, tensor<6x2x3x3xf64>) -> tensor<2x6x4x4xf64>
+  %1 = ckpt.conv2d %x, %gw stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
+      : (tensor<2x4x9x9xf64>, tensor<6x2x3x3xf64>) -> tensor<2x6x4x4xf64>
+  // CHECK: ckpt.conv2d %[[X]], %[[W]] : (tensor<2x4x9x9xf64>, tensor<8x4x3x3xf64>) -> tensor<2x8x7x7xf64>
+  %2 = ckpt.conv2d %x, %w stride = [1, 1] padding = [0, 0] dilation = [1, 1] groups = 1
+      : (tensor<2x4x9x9xf64>, tensor<8x4x3x3xf64>) -> tensor<2x8x7x7xf64>
+  // CHECK: ckpt.max_pool2d %[[X]] kernel = [3, 3] stride = [2, 2] padding = [1, 1] : (tensor<2x4x9x9xf64>) -> (tensor<2x4x5x5xf64>, tensor<2x4x5x5xi64>)
+  %3:2 = ckpt.max_pool2d %x kernel = [3, 3] stride = [2, 2] padding = [1, 1]
+      : (tensor<2x4x9x9xf64>) -> (tensor<2x4x5x5xf64>, tensor<2x4x5x5xi64>)
+  // CHECK: ckpt.max_pool2d %[[X]] kernel = [2, 2] : (tensor<2x4x9x9xf64>) -> (tensor<2x4x4x4xf64>, tensor<2x4x4x4xi64>)
+  %4:2 = ckpt.max_pool2d %x kernel = [2, 2] : (tensor<2x4x9x9xf64>) -> (tensor<2x4x4x4xf64>, tensor<2x4x4x4xi64>)
+  // CHECK: ckpt.avg_pool2d %[[X]] kernel = [3, 3] stride = [2, 1] padding = [1, 0] count_include_pad = false : tensor<2x4x9x9xf64> -> tensor<2x4x5x7xf64>
+  %5 = ckpt.avg_pool2d %x kernel = [3, 3] stride = [2, 1] padding = [1, 0] count_include_pad = false
+      : tensor<2x4x9x9xf64> -> tensor<2x4x5x7xf64>
+  // CHECK: ckpt.avg_pool2d %[[X]] kernel = [3, 3] stride = [3, 3] : tensor<2x4x9x9xf64> -> tensor<2x4x3x3xf64>
+  %6 = ckpt.avg_pool2d %x kernel = [3, 3] stride = [3, 3] count_include_pad = true
+      : tensor<2x4x9x9xf64> -> tensor<2x4x3x3xf64>
+  // CHECK: ckpt.upsample_nearest2d %[[X]] scale = [2, 3] : tensor<2x4x9x9xf64> -> tensor<2x4x18x27xf64>
+  %7 = ckpt.upsample_nearest2d %x scale = [2, 3] : tensor<2x4x9x9xf64> -> tensor<2x4x18x27xf64>
+  // CHECK: ckpt.batch_norm %[[X]] weight %[[C]] bias %[[C]] running_mean %[[C]] running_var %[[C]] momentum = 2.000000e-01 eps = 1.000000e-03 : (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
+  %8:5 = ckpt.batch_norm %x weight %c bias %c running_mean %c running_var %c momentum = 0.2 eps = 1.0e-3
+      : (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
+      -> (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
+  // CHECK: ckpt.batch_norm %[[F]] running_mean %[[FC]] running_var %[[FC]] : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %9:5 = ckpt.batch_norm %f running_mean %fc running_var %fc
+      : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
 // CHECK-LABEL: func.func @checkpoint
 //  CHECK-SAME:   (%[[X:.+]]: tensor<4x8xf32>, %[[W:.+]]: tensor<8x8xf32> {ckpt.param})
 func.func @checkpoint(%x: tensor<4x8xf32>, %w: tensor<8x8xf32> {ckpt.param}) -> tensor<4x8xf32> {
@@ -260,6 +299,32 @@ func.func @backward(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %s: tensor<2x1xf3
   %14 = ckpt.dropout_grad %dy rng %rng offset = 4 p = 0.1 : tensor<2x8xf32>
   // CHECK: ckpt.dropout %{{.+}} rng %{{.+}} offset = 0 p = 1.000000e-01 : tensor<2x8xf32>
   %15 = ckpt.dropout %x rng %rng offset = 0 p = 0.1 : tensor<2x8xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @vision_backward
+func.func @vision_backward(%x: tensor<2x4x9x9xf64>, %gw: tensor<6x2x3x3xf64>,
+                           %dc: tensor<2x6x4x4xf64>, %dp: tensor<2x4x5x5xf64>,
+                           %i: tensor<2x4x5x5xi64>, %da: tensor<2x4x5x7xf64>,
+                           %du: tensor<2x4x18x27xf64>, %c: tensor<4xf64>) {
+  // CHECK: ckpt.conv2d_input_grad %{{.+}}, %{{.+}} stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2 : (tensor<2x6x4x4xf64>, tensor<6x2x3x3xf64>) -> tensor<2x4x9x9xf64>
+  %0 = ckpt.conv2d_input_grad %dc, %gw stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
+      : (tensor<2x6x4x4xf64>, tensor<6x2x3x3xf64>) -> tensor<2x4x9x9xf64>
+  // CHECK: ckpt.conv2d_weight_grad %{{.+}}, %{{.+}} stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2 : (tensor<2x6x4x4xf64>, tensor<2x4x9x9xf64>) -> tensor<6x2x3x3xf64>
+  %1 = ckpt.conv2d_weight_grad %dc, %x stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
+      : (tensor<2x6x4x4xf64>, tensor<2x4x9x9xf64>) -> tensor<6x2x3x3xf64>
+  // CHECK: ckpt.max_pool2d_grad %{{.+}}, %{{.+}} kernel = [3, 3] stride = [2, 2] padding = [1, 1] : (tensor<2x4x5x5xf64>, tensor<2x4x5x5xi64>) -> tensor<2x4x9x9xf64>
+  %2 = ckpt.max_pool2d_grad %dp, %i kernel = [3, 3] stride = [2, 2] padding = [1, 1]
+      : (tensor<2x4x5x5xf64>, tensor<2x4x5x5xi64>) -> tensor<2x4x9x9xf64>
+  // CHECK: ckpt.avg_pool2d_grad %{{.+}} kernel = [3, 3] stride = [2, 1] padding = [1, 0] count_include_pad = false : tensor<2x4x5x7xf64> -> tensor<2x4x9x9xf64>
+  %3 = ckpt.avg_pool2d_grad %da kernel = [3, 3] stride = [2, 1] padding = [1, 0] count_include_pad = false
+      : tensor<2x4x5x7xf64> -> tensor<2x4x9x9xf64>
+  // CHECK: ckpt.upsample_nearest2d_grad %{{.+}} scale = [2, 3] : tensor<2x4x18x27xf64> -> tensor<2x4x9x9xf64>
+  %4 = ckpt.upsample_nearest2d_grad %du scale = [2, 3] : tensor<2x4x18x27xf64> -> tensor<2x4x9x9xf64>
+  // CHECK: ckpt.batch_norm_grad %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} weight %{{.+}} : (tensor<2x4x9x9xf64>, tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>)
+  %5:3 = ckpt.batch_norm_grad %x, %x, %c, %c weight %c
+      : (tensor<2x4x9x9xf64>, tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
+      -> (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>)
   return
 }
 

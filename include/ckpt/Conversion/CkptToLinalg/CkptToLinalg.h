@@ -25,6 +25,9 @@ void populateShapeToTensorPatterns(mlir::RewritePatternSet &patterns);
 void populateNormalizationToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// embedding (a gather) and embedding_grad (a deterministic scatter-add).
 void populateLookupToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// conv2d, max_pool2d, avg_pool2d, upsample_nearest2d, batch_norm and their
+/// gradients.
+void populateVisionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// The random state `!ckpt.rng` as `tensor<2xi64>` (seed, base counter).
 void addRandomStateConversion(mlir::TypeConverter &converter);
 /// dropout and dropout_grad with Philox4x32-10 in generated code; their

@@ -117,3 +117,56 @@ CKPT_OPERAND_FLOPS(IndexAddOp, getSource(), 1)
 CKPT_OPERAND_FLOPS(AllReduceOp, getInput(), 1)
 CKPT_OPERAND_FLOPS(PrintOp, getInput(), 0)
 #undef CKPT_OPERAND_FLOPS
+
+// Vision.
+
+/// FLOPs of the multiply-adds of a convolution: every output element of
+/// `output` ([N, OC, OH, OW]) takes one per weight element of its group
+/// (`weight` is [OC, C / groups, KH, KW]). The input and weight gradients
+/// do the same multiply-adds in another order.
+static uint64_t convFlops(RankedTensorType output, RankedTensorType weight) {
+  uint64_t perOutput = getStaticElementCount(weight).value_or(0) /
+                       std::max<int64_t>(weight.getDimSize(0), 1);
+  return times(2 * getStaticElementCount(output).value_or(0), perOutput);
+}
+
+uint64_t Conv2dOp::getFlops() {
+  uint64_t flops = convFlops(getResult().getType(), getWeight().getType());
+  return getBias() ? llvm::SaturatingAdd(flops, elements(getResult())) : flops;
+}
+
+uint64_t Conv2dInputGradOp::getFlops() {
+  return convFlops(getGrad().getType(), getWeight().getType());
+}
+
+uint64_t Conv2dWeightGradOp::getFlops() {
+  return convFlops(getGrad().getType(), getResult().getType());
+}
+
+/// Window elements of a pooling kernel.
+static uint64_t windowSize(ArrayRef<int64_t> kernel) {
+  return times(kernel[0], kernel[1]);
+}
+
+// Pooling compares or adds every window element of every output element;
+// the max-pooling gradient adds each output gradient once, the average
+// pooling gradient spreads it over the window.
+uint64_t MaxPool2dOp::getFlops() {
+  return times(elements(getResult()), windowSize(getKernel()));
+}
+uint64_t AvgPool2dOp::getFlops() {
+  return times(elements(getResult()), windowSize(getKernel()));
+}
+uint64_t MaxPool2dGradOp::getFlops() { return elements(getGrad()); }
+uint64_t AvgPool2dGradOp::getFlops() {
+  return times(elements(getGrad()), windowSize(getKernel()));
+}
+
+// Upsampling copies; its gradient adds every gradient element once.
+uint64_t UpsampleNearest2dOp::getFlops() { return 0; }
+uint64_t UpsampleNearest2dGradOp::getFlops() { return elements(getGrad()); }
+
+// Batch normalisation does what layer normalisation does per element; the
+// per-channel running statistics are negligible.
+uint64_t BatchNormOp::getFlops() { return times(elements(getInput()), 8); }
+uint64_t BatchNormGradOp::getFlops() { return times(elements(getGrad()), 12); }

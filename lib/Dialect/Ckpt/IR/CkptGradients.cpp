@@ -670,3 +670,125 @@ LogicalResult MseLossOp::buildGradients(OpBuilder &builder,
                                     : Value()});
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Vision
+//===----------------------------------------------------------------------===//
+
+SmallVector<Value> Conv2dOp::getSavedValues(ArrayRef<bool> needsGrad) {
+  return productSavedValues(needsGrad, getInput(), getWeight());
+}
+
+LogicalResult Conv2dOp::buildGradients(OpBuilder &builder,
+                                       ArrayRef<Value> resultGrads,
+                                       ArrayRef<bool> needsGrad,
+                                       SmallVectorImpl<Value> &operandGrads) {
+  Location loc = getLoc();
+  Value dy = resultGrads[0];
+  operandGrads.assign(getNumOperands(), Value());
+  if (needsGrad[0])
+    operandGrads[0] = Conv2dInputGradOp::create(
+        builder, loc, getInput().getType(), dy, getWeight(), getStrideAttr(),
+        getPaddingAttr(), getDilationAttr(), getGroupsAttr());
+  if (needsGrad[1])
+    operandGrads[1] = Conv2dWeightGradOp::create(
+        builder, loc, getWeight().getType(), dy, getInput(), getStrideAttr(),
+        getPaddingAttr(), getDilationAttr(), getGroupsAttr());
+  // The bias gradient sums over batch, height and width.
+  if (getBias() && needsGrad[2])
+    operandGrads[2] = ReduceSumOp::create(
+        builder, loc, dy, builder.getDenseI64ArrayAttr({0, 2, 3}),
+        /*keepdim=*/false);
+  return success();
+}
+
+// max_pool2d saves the positions of the maxima (as PyTorch's
+// MaxPool2DWithIndicesBackward0), not its input.
+SmallVector<Value> MaxPool2dOp::getSavedValues(ArrayRef<bool>) {
+  return {getIndices()};
+}
+
+LogicalResult
+MaxPool2dOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
+                            ArrayRef<bool>,
+                            SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {MaxPool2dGradOp::create(builder, getLoc(), getInput().getType(),
+                               resultGrads[0], getIndices(), getKernelAttr(),
+                               getStrideAttr(), getPaddingAttr())
+           .getResult()});
+  return success();
+}
+
+SmallVector<Value> AvgPool2dOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult
+AvgPool2dOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
+                            ArrayRef<bool>,
+                            SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {AvgPool2dGradOp::create(builder, getLoc(), getInput().getType(),
+                               resultGrads[0], getKernelAttr(), getStrideAttr(),
+                               getPaddingAttr(), getCountIncludePadAttr())
+           .getResult()});
+  return success();
+}
+
+SmallVector<Value> UpsampleNearest2dOp::getSavedValues(ArrayRef<bool>) {
+  return {};
+}
+
+LogicalResult
+UpsampleNearest2dOp::buildGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads, ArrayRef<bool>,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({UpsampleNearest2dGradOp::create(
+                           builder, getLoc(), resultGrads[0], getScaleAttr())
+                           .getResult()});
+  return success();
+}
+
+SmallVector<Value> BatchNormOp::getSavedValues(ArrayRef<bool>) {
+  SmallVector<Value> saved = {getInput(), getMean(), getRstd()};
+  if (getWeight())
+    saved.push_back(getWeight());
+  return saved;
+}
+
+LogicalResult
+BatchNormOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
+                            ArrayRef<bool> needsGrad,
+                            SmallVectorImpl<Value> &operandGrads) {
+  // The batch statistics are for the gradient; the running statistics are
+  // buffers outside autograd, as in PyTorch: their gradients count as zero,
+  // and the running statistics operands get none.
+  if (failed(rejectStatisticsGradients(*this, resultGrads.take_front(3))))
+    return failure();
+  if (needsGrad.take_back(2) != ArrayRef<bool>{false, false})
+    return emitOpError("has no gradient for running_mean and running_var; "
+                       "they must not depend on a parameter");
+  GradBuilder g(builder, *this);
+  Value dy = resultGrads[0];
+  if (!dy) {
+    // Only running statistics lie on the path to the loss.
+    auto type = getResult().getType();
+    dy = arith::ConstantOp::create(
+        builder, g.loc, type,
+        DenseElementsAttr::get(
+            type, builder.getFloatAttr(type.getElementType(), 0.0)));
+  }
+  auto grads = BatchNormGradOp::create(builder, g.loc, dy, getInput(),
+                                       getMean(), getRstd(), getWeight());
+  // Operands are the input, then the weight and bias that are present, then
+  // the running statistics.
+  operandGrads.assign({grads.getInputGrad()});
+  if (getWeight())
+    operandGrads.push_back(grads.getWeightGrad());
+  if (getBias())
+    operandGrads.push_back(grads.getBiasGrad());
+  operandGrads.append(2, Value());
+  for (auto [grad, needed] : llvm::zip_equal(operandGrads, needsGrad))
+    if (!needed)
+      grad = Value();
+  return success();
+}

@@ -16,6 +16,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <sstream>
@@ -612,6 +613,297 @@ LogicalResult MseLossOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// Vision
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A 2-D window sliding over the spatial dimensions of an NCHW image.
+struct Window {
+  ArrayRef<int64_t> kernel, stride, padding, dilation;
+};
+
+} // namespace
+
+/// Checks that a [height, width] attribute has two entries of at least
+/// `minimum` (0 or 1).
+static LogicalResult checkPair(std::optional<Location> loc, StringRef opName,
+                               StringRef what, ArrayRef<int64_t> pair,
+                               int64_t minimum) {
+  if (pair.size() != 2)
+    return opError(loc, opName, what,
+                   " must have 2 entries [height, width], got ",
+                   ShapeText{pair});
+  if (pair[0] < minimum || pair[1] < minimum)
+    return opError(loc, opName, what, " ", ShapeText{pair}, " must be ",
+                   minimum > 0 ? "positive" : "non-negative");
+  return success();
+}
+
+static LogicalResult checkImage(std::optional<Location> loc, StringRef opName,
+                                StringRef what, RankedTensorType type) {
+  if (type.getRank() != 4)
+    return opError(loc, opName, what,
+                   " must be 4-D [batch, channels, height, width], got rank ",
+                   type.getRank());
+  return success();
+}
+
+/// The output height and width of `window` over the spatial dimensions of
+/// `image` (unknown where the input size or the kernel size is unknown).
+/// Kernel sizes come from a weight shape for convolutions, so they are
+/// checked here too.
+static FailureOr<std::array<int64_t, 2>>
+inferWindowOutput(std::optional<Location> loc, StringRef opName,
+                  RankedTensorType image, Window window) {
+  if (failed(checkPair(loc, opName, "stride", window.stride, 1)) ||
+      failed(checkPair(loc, opName, "padding", window.padding, 0)) ||
+      failed(checkPair(loc, opName, "dilation", window.dilation, 1)))
+    return failure();
+  std::array<int64_t, 2> output;
+  static constexpr StringLiteral axes[] = {"height", "width"};
+  for (int i = 0; i < 2; ++i) {
+    int64_t size = image.getDimSize(2 + i), kernel = window.kernel[i];
+    if (!ShapedType::isDynamic(kernel) && kernel < 1)
+      return opError(loc, opName, "kernel ", ShapeText{window.kernel},
+                     " must be positive");
+    if (ShapedType::isDynamic(size) || ShapedType::isDynamic(kernel)) {
+      output[i] = ShapedType::kDynamic;
+      continue;
+    }
+    // extent = dilation * (kernel - 1) + 1, padded = size + 2 * padding.
+    std::optional<int64_t> extent =
+        llvm::checkedMulAdd<int64_t>(window.dilation[i], kernel - 1, 1);
+    std::optional<int64_t> padded =
+        llvm::checkedMulAdd<int64_t>(2, window.padding[i], size);
+    if (!extent || !padded)
+      return opError(loc, opName, "window ", axes[i], " overflows 64 bits");
+    if (*extent > *padded)
+      return opError(loc, opName, "kernel ", axes[i], " ", *extent,
+                     window.dilation[i] > 1 ? " (dilated)" : "",
+                     " exceeds the padded input ", axes[i], " ", *padded);
+    output[i] = (*padded - *extent) / window.stride[i] + 1;
+  }
+  return output;
+}
+
+/// The result type of conv2d: shared by the op and its gradients, which
+/// check their operands by convolving the types they are given.
+static LogicalResult inferConvType(std::optional<Location> loc,
+                                   StringRef opName, RankedTensorType input,
+                                   RankedTensorType weight, Value bias,
+                                   ArrayRef<int64_t> stride,
+                                   ArrayRef<int64_t> padding,
+                                   ArrayRef<int64_t> dilation, int64_t groups,
+                                   SmallVectorImpl<Type> &inferred) {
+  SmallVector<Type> types = {input, weight};
+  if (bias)
+    types.push_back(bias.getType());
+  if (failed(
+          checkSameElementType(loc, opName, "input, weight and bias", types)) ||
+      failed(checkImage(loc, opName, "input", input)))
+    return failure();
+  if (weight.getRank() != 4)
+    return opError(loc, opName,
+                   "weight must be 4-D [out_channels, in_channels / groups, "
+                   "kernel_height, kernel_width], got rank ",
+                   weight.getRank());
+  if (groups < 1)
+    return opError(loc, opName, "groups must be positive, got ", groups);
+  int64_t channels = input.getDimSize(1);
+  int64_t outChannels = weight.getDimSize(0);
+  if (!ShapedType::isDynamic(channels) && channels % groups != 0)
+    return opError(loc, opName, "input channels (", channels,
+                   ") are not divisible by groups (", groups, ")");
+  if (!ShapedType::isDynamic(outChannels) && outChannels % groups != 0)
+    return opError(loc, opName, "output channels (", outChannels,
+                   ") are not divisible by groups (", groups, ")");
+  if (!ShapedType::isDynamic(channels) &&
+      sizesConflict(weight.getDimSize(1), channels / groups))
+    return opError(loc, opName, "weight has ", weight.getDimSize(1),
+                   " input channels per group, but the input's ", channels,
+                   " channels in ", groups, " groups give ", channels / groups);
+  if (bias) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1 ||
+        sizesConflict(biasType.getDimSize(0), outChannels))
+      return opError(loc, opName, "bias must be 1-D with ", outChannels,
+                     " elements (output channels), got ",
+                     ShapeText{biasType.getShape()});
+  }
+  FailureOr<std::array<int64_t, 2>> spatial = inferWindowOutput(
+      loc, opName, input,
+      {weight.getShape().take_back(2), stride, padding, dilation});
+  if (failed(spatial))
+    return failure();
+  inferred.push_back(RankedTensorType::get(
+      {input.getDimSize(0), outChannels, (*spatial)[0], (*spatial)[1]},
+      input.getElementType()));
+  return success();
+}
+
+LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &inferred) {
+  return inferConvType(loc, getOperationName(),
+                       cast<RankedTensorType>(adaptor.getInput().getType()),
+                       cast<RankedTensorType>(adaptor.getWeight().getType()),
+                       adaptor.getBias(), adaptor.getStride(),
+                       adaptor.getPadding(), adaptor.getDilation(),
+                       adaptor.getGroups(), inferred);
+}
+
+/// The output type of a pooling window over `input`; PyTorch's limit on
+/// the padding keeps every window overlapping the unpadded input.
+static FailureOr<RankedTensorType>
+inferPoolType(std::optional<Location> loc, StringRef opName, Type inputType,
+              ArrayRef<int64_t> kernel, std::optional<ArrayRef<int64_t>> stride,
+              ArrayRef<int64_t> padding) {
+  auto input = cast<RankedTensorType>(inputType);
+  if (failed(checkImage(loc, opName, "input", input)) ||
+      failed(checkPair(loc, opName, "kernel", kernel, 1)))
+    return failure();
+  if (stride && failed(checkPair(loc, opName, "stride", *stride, 1)))
+    return failure();
+  if (failed(checkPair(loc, opName, "padding", padding, 0)))
+    return failure();
+  if (padding[0] > kernel[0] / 2 || padding[1] > kernel[1] / 2)
+    return opError(loc, opName, "padding ", ShapeText{padding},
+                   " must be at most half the kernel ", ShapeText{kernel});
+  int64_t unit[] = {1, 1};
+  FailureOr<std::array<int64_t, 2>> spatial = inferWindowOutput(
+      loc, opName, input, {kernel, stride.value_or(kernel), padding, unit});
+  if (failed(spatial))
+    return failure();
+  return RankedTensorType::get(
+      {input.getDimSize(0), input.getDimSize(1), (*spatial)[0], (*spatial)[1]},
+      input.getElementType());
+}
+
+LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> output = inferPoolType(
+      loc, getOperationName(), adaptor.getInput().getType(),
+      adaptor.getKernel(), adaptor.getStride(), adaptor.getPadding());
+  if (failed(output))
+    return failure();
+  inferred.push_back(*output);
+  inferred.push_back(output->clone(IntegerType::get(context, 64)));
+  return success();
+}
+
+LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  FailureOr<RankedTensorType> output = inferPoolType(
+      loc, getOperationName(), adaptor.getInput().getType(),
+      adaptor.getKernel(), adaptor.getStride(), adaptor.getPadding());
+  if (failed(output))
+    return failure();
+  inferred.push_back(*output);
+  return success();
+}
+
+/// Checks the scale factors of nearest upsampling.
+static LogicalResult checkScale(std::optional<Location> loc, StringRef opName,
+                                ArrayRef<int64_t> scale) {
+  return checkPair(loc, opName, "scale", scale, 1);
+}
+
+LogicalResult UpsampleNearest2dOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  ArrayRef<int64_t> scale = adaptor.getScale();
+  if (failed(checkImage(loc, name, "input", input)) ||
+      failed(checkScale(loc, name, scale)))
+    return failure();
+  SmallVector<int64_t> shape(input.getShape());
+  for (int i = 0; i < 2; ++i) {
+    if (ShapedType::isDynamic(shape[2 + i]))
+      continue;
+    std::optional<int64_t> scaled =
+        llvm::checkedMul<int64_t>(shape[2 + i], scale[i]);
+    if (!scaled)
+      return opError(loc, name, "upsampled size overflows 64 bits");
+    shape[2 + i] = *scaled;
+  }
+  inferred.push_back(RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+/// The per-channel statistics type of batch normalisation: `[C]`.
+static RankedTensorType channelType(RankedTensorType input) {
+  return RankedTensorType::get({input.getDimSize(1)}, input.getElementType());
+}
+
+/// Checks the input of batch normalisation and its per-channel operands
+/// (`names[i]` says what `perChannel[i]` is; null values are absent).
+static LogicalResult checkBatchNorm(std::optional<Location> loc,
+                                    StringRef opName, RankedTensorType input,
+                                    ArrayRef<Value> perChannel,
+                                    ArrayRef<StringRef> names) {
+  if (input.getRank() < 2 || input.getRank() > 4)
+    return opError(loc, opName,
+                   "input must be [N, C], [N, C, L] or [N, C, H, W], got "
+                   "rank ",
+                   input.getRank());
+  RankedTensorType channels = channelType(input);
+  for (auto [value, what] : llvm::zip_equal(perChannel, names)) {
+    if (!value)
+      continue;
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getElementType() != input.getElementType())
+      return opError(loc, opName, what, " must have the input's element type ",
+                     input.getElementType(), ", got ", type.getElementType());
+    if (type.getRank() != 1 ||
+        sizesConflict(type.getDimSize(0), channels.getDimSize(0)))
+      return opError(loc, opName, what, " must be 1-D with ",
+                     channels.getDimSize(0), " elements (channels), got ",
+                     ShapeText{type.getShape()});
+  }
+  return success();
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (failed(checkBatchNorm(loc, name, input,
+                            {adaptor.getWeight(), adaptor.getBias(),
+                             adaptor.getRunningMean(), adaptor.getRunningVar()},
+                            {"weight", "bias", "running_mean", "running_var"})))
+    return failure();
+  double momentum = adaptor.getMomentum().convertToDouble();
+  double eps = adaptor.getEps().convertToDouble();
+  if (!(momentum >= 0.0 && momentum <= 1.0))
+    return opError(loc, name, "momentum ", realText(momentum),
+                   " is outside [0, 1]");
+  if (!(eps >= 0.0))
+    return opError(loc, name, "eps must be non-negative, got ", realText(eps));
+  // The unbiased variance of the running statistics divides by M - 1.
+  SmallVector<int64_t> reduced(input.getShape());
+  reduced.erase(reduced.begin() + 1);
+  std::optional<uint64_t> perChannel = getStaticElementCount(
+      RankedTensorType::get(reduced, input.getElementType()));
+  if (perChannel && *perChannel < 2)
+    return opError(loc, name,
+                   "needs more than one value per channel in training mode, "
+                   "got input shape ",
+                   ShapeText{input.getShape()});
+  inferred.push_back(input);
+  inferred.append(4, channelType(input));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Backward
 //===----------------------------------------------------------------------===//
 
@@ -755,6 +1047,92 @@ LogicalResult SliceGradOp::verify() {
   if (sliced.front() != getGrad().getType())
     return emitOpError() << "grad has type " << getGrad().getType()
                          << " but slicing the result gives " << sliced.front();
+  return success();
+}
+
+LogicalResult Conv2dInputGradOp::verify() {
+  // Convolving a tensor of the result's type must give the gradient's type.
+  SmallVector<Type> convolved;
+  if (failed(inferConvType(getLoc(), getOperationName(), getType(),
+                           getWeight().getType(), Value(), getStride(),
+                           getPadding(), getDilation(), getGroups(),
+                           convolved)))
+    return failure();
+  return checkGradType(getLoc(), getOperationName(), "grad",
+                       getGrad().getType(), convolved.front());
+}
+
+LogicalResult Conv2dWeightGradOp::verify() {
+  SmallVector<Type> convolved;
+  if (failed(inferConvType(getLoc(), getOperationName(), getInput().getType(),
+                           getType(), Value(), getStride(), getPadding(),
+                           getDilation(), getGroups(), convolved)))
+    return failure();
+  return checkGradType(getLoc(), getOperationName(), "grad",
+                       getGrad().getType(), convolved.front());
+}
+
+LogicalResult MaxPool2dGradOp::verify() {
+  FailureOr<RankedTensorType> pooled =
+      inferPoolType(getLoc(), getOperationName(), getType(), getKernel(),
+                    getStride(), getPadding());
+  if (failed(pooled) ||
+      failed(checkGradType(getLoc(), getOperationName(), "grad",
+                           getGrad().getType(), *pooled)))
+    return failure();
+  return checkGradType(getLoc(), getOperationName(), "indices",
+                       getIndices().getType(),
+                       pooled->clone(IntegerType::get(getContext(), 64)));
+}
+
+LogicalResult AvgPool2dGradOp::verify() {
+  FailureOr<RankedTensorType> pooled =
+      inferPoolType(getLoc(), getOperationName(), getType(), getKernel(),
+                    getStride(), getPadding());
+  if (failed(pooled))
+    return failure();
+  return checkGradType(getLoc(), getOperationName(), "grad",
+                       getGrad().getType(), *pooled);
+}
+
+LogicalResult UpsampleNearest2dGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto grad = cast<RankedTensorType>(adaptor.getGrad().getType());
+  ArrayRef<int64_t> scale = adaptor.getScale();
+  if (failed(checkImage(loc, name, "grad", grad)) ||
+      failed(checkScale(loc, name, scale)))
+    return failure();
+  SmallVector<int64_t> shape(grad.getShape());
+  static constexpr StringLiteral axes[] = {"height", "width"};
+  for (int i = 0; i < 2; ++i) {
+    if (ShapedType::isDynamic(shape[2 + i]))
+      continue;
+    if (shape[2 + i] % scale[i] != 0)
+      return opError(loc, name, "grad ", axes[i], " ", shape[2 + i],
+                     " is not a multiple of the scale ", scale[i]);
+    shape[2 + i] /= scale[i];
+  }
+  inferred.push_back(RankedTensorType::get(shape, grad.getElementType()));
+  return success();
+}
+
+LogicalResult
+BatchNormGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (failed(checkBatchNorm(
+          loc, name, input,
+          {adaptor.getMean(), adaptor.getRstd(), adaptor.getWeight()},
+          {"mean", "rstd", "weight"})) ||
+      failed(
+          checkGradType(loc, name, "grad", adaptor.getGrad().getType(), input)))
+    return failure();
+  inferred.push_back(input);
+  inferred.append(2, channelType(input));
   return success();
 }
 

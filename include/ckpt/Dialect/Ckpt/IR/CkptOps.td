@@ -1,8 +1,8 @@
 //===- CkptOps.td - ops of the ckpt dialect -------------------------------===//
 //
 // The forward-graph op set: dense, elementwise, normalisation, randomness,
-// shape, reduction, lookup, losses, the user's checkpoint region, and three
-// ops that are not recomputable on purpose.
+// shape, reduction, lookup, losses, vision, the gradient ops, the user's
+// checkpoint region, and three ops that are not recomputable on purpose.
 //
 //===----------------------------------------------------------------------===//
 
@@ -583,6 +583,200 @@ def Ckpt_MseLossOp : Ckpt_InferringOp<"mse_loss", Ckpt_Differentiable> {
 }
 
 //===----------------------------------------------------------------------===//
+// Vision
+//
+// Images are NCHW: [batch, channels, height, width]. Window attributes are
+// [height, width] pairs.
+//===----------------------------------------------------------------------===//
+
+// The attributes of a convolution, shared by conv2d and its gradient ops.
+defvar Ckpt_ConvAttributes = (ins
+    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$stride,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+    DefaultValuedAttr<I64Attr, "1">:$groups);
+defvar Ckpt_ConvAttributeSyntax = [{
+  (`stride` `=` $stride^)? (`padding` `=` $padding^)?
+  (`dilation` `=` $dilation^)? (`groups` `=` $groups^)?
+}];
+
+// The attributes of a pooling window; an absent stride is the kernel size.
+defvar Ckpt_PoolAttributes = (ins
+    DenseI64ArrayAttr:$kernel,
+    OptionalAttr<DenseI64ArrayAttr>:$stride,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+defvar Ckpt_PoolAttributeSyntax = [{
+  `kernel` `=` $kernel (`stride` `=` $stride^)? (`padding` `=` $padding^)?
+}];
+defvar Ckpt_PoolStride = [{
+  /// The stride of the window: the written one, or the kernel size.
+  ::llvm::ArrayRef<int64_t> getWindowStride() {
+    return getStride().value_or(getKernel());
+  }
+}];
+
+def Ckpt_Conv2dOp : Ckpt_InferringOp<"conv2d", Ckpt_Differentiable> {
+  let summary = "2-D convolution of NCHW images (torch.nn.functional.conv2d)";
+  let description = [{
+    Convolves `input` (`[N, C, H, W]`) with `weight`
+    (`[OC, C / groups, KH, KW]`) and adds the optional `bias` (`[OC]`),
+    as PyTorch's `conv2d` (a cross-correlation). The input is padded with
+    `padding` zeros on each side; the kernel is sampled every `dilation`
+    elements and moved by `stride`. The channels are split into `groups`
+    independent groups: output channel `oc` reads the input channels of
+    group `oc / (OC / groups)`; `C` and `OC` must be multiples of
+    `groups`. The result is `[N, OC, OH, OW]` with
+    `OH = (H + 2 ph - dh (KH - 1) - 1) / sh + 1` (rounded down), and `OW`
+    likewise. Defaults (omitted when printed): `stride = [1, 1]`,
+    `padding = [0, 0]`, `dilation = [1, 1]`, `groups = 1`.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.conv2d %x, %w bias %b stride = [2, 2] padding = [1, 1]
+        : (tensor<8x3x32x32xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<8x16x16x16xf32>
+    ```
+  }];
+  let arguments = !con((ins Ckpt_FloatTensor:$input, Ckpt_FloatTensor:$weight,
+                            Optional<Ckpt_FloatTensor>:$bias),
+                       Ckpt_ConvAttributes);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = !strconcat("$input `,` $weight (`bias` $bias^)?",
+      Ckpt_ConvAttributeSyntax,
+      "attr-dict `:` functional-type(operands, results)");
+}
+
+def Ckpt_MaxPool2dOp : Ckpt_InferringOp<"max_pool2d", Ckpt_Differentiable> {
+  let summary = "2-D max pooling with indices (torch.nn.functional.max_pool2d_with_indices)";
+  let description = [{
+    Takes the maximum of each `kernel` window of `input` (`[N, C, H, W]`),
+    moved by `stride` (the kernel size when absent) over the input padded
+    with `padding` elements of -infinity on each side. `padding` is at
+    most half the kernel. The second result holds, for each output
+    element, the position `h * W + w` of the maximum in its input plane:
+    the first maximum in row-major window order on ties (a NaN counts as
+    the maximum), as PyTorch returns. Both results are
+    `[N, C, OH, OW]` with `OH = (H + 2 ph - KH) / sh + 1` (rounded down);
+    the gradient reads the indices only.
+
+    Example:
+
+    ```mlir
+    %y, %i = ckpt.max_pool2d %x kernel = [3, 3] stride = [2, 2] padding = [1, 1]
+        : (tensor<8x16x32x32xf32>) -> (tensor<8x16x16x16xf32>, tensor<8x16x16x16xi64>)
+    ```
+  }];
+  let arguments = !con((ins Ckpt_FloatTensor:$input), Ckpt_PoolAttributes);
+  let results = (outs Ckpt_FloatTensor:$result, Ckpt_IndexTensor:$indices);
+  let assemblyFormat = !strconcat("$input", Ckpt_PoolAttributeSyntax,
+      "attr-dict `:` functional-type(operands, results)");
+  let extraClassDeclaration = Ckpt_PoolStride;
+}
+
+def Ckpt_AvgPool2dOp : Ckpt_InferringOp<"avg_pool2d", Ckpt_Differentiable> {
+  let summary = "2-D average pooling (torch.nn.functional.avg_pool2d)";
+  let description = [{
+    Averages each `kernel` window of `input` (`[N, C, H, W]`), moved by
+    `stride` (the kernel size when absent) over the input padded with
+    `padding` zeros on each side (at most half the kernel). With
+    `count_include_pad = true` (the default, omitted when printed) every
+    average divides by the kernel size; with `false` it divides by the
+    number of window elements inside the unpadded input. The result is
+    `[N, C, OH, OW]` with `OH = (H + 2 ph - KH) / sh + 1` (rounded down,
+    PyTorch's `ceil_mode = False`).
+
+    Example:
+
+    ```mlir
+    %y = ckpt.avg_pool2d %x kernel = [2, 2] : tensor<8x16x32x32xf32> -> tensor<8x16x16x16xf32>
+    ```
+  }];
+  let arguments = !con((ins Ckpt_FloatTensor:$input), Ckpt_PoolAttributes,
+                       (ins DefaultValuedAttr<BoolAttr, "true">:$count_include_pad));
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = !strconcat("$input", Ckpt_PoolAttributeSyntax,
+      "(`count_include_pad` `=` $count_include_pad^)? attr-dict `:` ",
+      "type($input) `->` type($result)");
+  let extraClassDeclaration = Ckpt_PoolStride;
+}
+
+def Ckpt_UpsampleNearest2dOp : Ckpt_InferringOp<"upsample_nearest2d",
+    Ckpt_Differentiable> {
+  let summary = "nearest-neighbour upsampling by integer factors (torch.nn.functional.interpolate, mode='nearest')";
+  let description = [{
+    Repeats every element of `input` (`[N, C, H, W]`) `scale[0]` times
+    along the height and `scale[1]` times along the width, giving
+    `[N, C, H * scale[0], W * scale[1]]`. Scale factors are positive
+    integers.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.upsample_nearest2d %x scale = [2, 2] : tensor<8x16x16x16xf32> -> tensor<8x16x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input, DenseI64ArrayAttr:$scale);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `scale` `=` $scale attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def Ckpt_BatchNormOp : Ckpt_InferringOp<"batch_norm",
+    [AttrSizedOperandSegments] # Ckpt_Differentiable> {
+  let summary = "batch normalisation in training mode (torch.nn.functional.batch_norm, training=True)";
+  let description = [{
+    Normalises `input` (`[N, C]`, `[N, C, L]` or `[N, C, H, W]`) per
+    channel over all other dimensions (`M` values per channel) to zero
+    mean and unit variance (biased variance, `eps` added before the square
+    root), then scales by the optional `weight` and shifts by the optional
+    `bias` (both `[C]`). `M` must be more than 1.
+
+    The results are the output, the per-channel batch `mean` and
+    reciprocal standard deviation `rstd` (`[C]`; the gradient reads them),
+    and the running statistics after this batch, as PyTorch updates them:
+
+    - `new_running_mean = (1 - momentum) * running_mean + momentum * mean`
+    - `new_running_var = (1 - momentum) * running_var + momentum * var * M / (M - 1)`
+      (the unbiased batch variance).
+
+    The running statistics are values, not buffers: the op reads
+    `running_mean` and `running_var` and returns the updated statistics
+    as new results, mutating nothing. Running it again (a recomputation
+    during backward) therefore computes the same values and cannot update
+    the statistics twice; the training step decides what to do with them.
+    They have no gradient. All operands share one element type;
+    `momentum` lies in `[0, 1]` (default 0.1) and `eps` is non-negative
+    (default 1e-5).
+
+    Example:
+
+    ```mlir
+    %y, %mean, %rstd, %rm, %rv = ckpt.batch_norm %x weight %g bias %b running_mean %m running_var %v
+        : (tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+        -> (tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input,
+                       Optional<Ckpt_FloatTensor>:$weight,
+                       Optional<Ckpt_FloatTensor>:$bias,
+                       Ckpt_FloatTensor:$running_mean,
+                       Ckpt_FloatTensor:$running_var,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Ckpt_FloatTensor:$result, Ckpt_FloatTensor:$mean,
+                      Ckpt_FloatTensor:$rstd,
+                      Ckpt_FloatTensor:$new_running_mean,
+                      Ckpt_FloatTensor:$new_running_var);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? (`bias` $bias^)?
+    `running_mean` $running_mean `running_var` $running_var
+    (`momentum` `=` $momentum^)? (`eps` `=` $eps^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Backward
 //
 // Gradient ops that the rules of the forward ops build. Where a forward op
@@ -870,6 +1064,161 @@ def Ckpt_SliceGradOp : Ckpt_Op<"slice_grad", [Pure] # Ckpt_Costed> {
     (`step` `=` $step^)? attr-dict `:` type($grad) `->` type($result)
   }];
   let hasVerifier = 1;
+}
+
+def Ckpt_Conv2dInputGradOp : Ckpt_Op<"conv2d_input_grad", [Pure] # Ckpt_Costed> {
+  let summary = "input gradient of ckpt.conv2d";
+  let description = [{
+    Computes the gradient of `ckpt.conv2d`'s input from the gradient of its
+    result, `grad`, and the forward `weight`, for the same `stride`,
+    `padding`, `dilation` and `groups`. The result type is the forward
+    input's, written out because the rounding of the output size loses
+    it: convolving a tensor of the result type with `weight` must give
+    `grad`'s type.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.conv2d_input_grad %dy, %w stride = [2, 2] padding = [1, 1]
+        : (tensor<8x16x16x16xf32>, tensor<16x3x3x3xf32>) -> tensor<8x3x32x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$weight),
+                       Ckpt_ConvAttributes);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = !strconcat("$grad `,` $weight",
+      Ckpt_ConvAttributeSyntax,
+      "attr-dict `:` functional-type(operands, results)");
+  let hasVerifier = 1;
+}
+
+def Ckpt_Conv2dWeightGradOp : Ckpt_Op<"conv2d_weight_grad",
+    [Pure] # Ckpt_Costed> {
+  let summary = "weight gradient of ckpt.conv2d";
+  let description = [{
+    Computes the gradient of `ckpt.conv2d`'s weight from the gradient of
+    its result, `grad`, and the forward `input`, for the same `stride`,
+    `padding`, `dilation` and `groups`. The result type is the weight's,
+    written out (the kernel size does not follow from the operands):
+    convolving `input` with a tensor of the result type must give
+    `grad`'s type.
+
+    Example:
+
+    ```mlir
+    %dw = ckpt.conv2d_weight_grad %dy, %x stride = [2, 2] padding = [1, 1]
+        : (tensor<8x16x16x16xf32>, tensor<8x3x32x32xf32>) -> tensor<16x3x3x3xf32>
+    ```
+  }];
+  let arguments = !con((ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$input),
+                       Ckpt_ConvAttributes);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = !strconcat("$grad `,` $input",
+      Ckpt_ConvAttributeSyntax,
+      "attr-dict `:` functional-type(operands, results)");
+  let hasVerifier = 1;
+}
+
+def Ckpt_MaxPool2dGradOp : Ckpt_Op<"max_pool2d_grad", [Pure] # Ckpt_Costed> {
+  let summary = "input gradient of ckpt.max_pool2d";
+  let description = [{
+    Adds each element of `grad` to the input position its window's maximum
+    came from (`indices`, as `ckpt.max_pool2d` returns them); positions
+    that several windows chose accumulate, in the order of the output
+    positions. The result type is the forward input's; `kernel`, `stride`
+    and `padding` are the forward op's, so each input position visits only
+    the windows that contain it.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.max_pool2d_grad %dy, %i kernel = [3, 3] stride = [2, 2] padding = [1, 1]
+        : (tensor<8x16x16x16xf32>, tensor<8x16x16x16xi64>) -> tensor<8x16x32x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Ckpt_FloatTensor:$grad, Ckpt_IndexTensor:$indices),
+                       Ckpt_PoolAttributes);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = !strconcat("$grad `,` $indices",
+      Ckpt_PoolAttributeSyntax,
+      "attr-dict `:` functional-type(operands, results)");
+  let hasVerifier = 1;
+  let extraClassDeclaration = Ckpt_PoolStride;
+}
+
+def Ckpt_AvgPool2dGradOp : Ckpt_Op<"avg_pool2d_grad", [Pure] # Ckpt_Costed> {
+  let summary = "input gradient of ckpt.avg_pool2d";
+  let description = [{
+    Spreads each element of `grad`, divided by its window's divisor, over
+    the unpadded input positions of its window, with the forward op's
+    `kernel`, `stride`, `padding` and `count_include_pad`; overlapping
+    windows accumulate in the order of the output positions. The result
+    type is the forward input's.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.avg_pool2d_grad %dy kernel = [2, 2] : tensor<8x16x16x16xf32> -> tensor<8x16x32x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Ckpt_FloatTensor:$grad), Ckpt_PoolAttributes,
+                       (ins DefaultValuedAttr<BoolAttr, "true">:$count_include_pad));
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = !strconcat("$grad", Ckpt_PoolAttributeSyntax,
+      "(`count_include_pad` `=` $count_include_pad^)? attr-dict `:` ",
+      "type($grad) `->` type($result)");
+  let hasVerifier = 1;
+  let extraClassDeclaration = Ckpt_PoolStride;
+}
+
+def Ckpt_UpsampleNearest2dGradOp : Ckpt_InferringOp<"upsample_nearest2d_grad",
+    Ckpt_Costed> {
+  let summary = "input gradient of ckpt.upsample_nearest2d";
+  let description = [{
+    Sums each `scale[0] x scale[1]` block of `grad` (`[N, C, OH, OW]`,
+    both sizes multiples of the scale) into one element, giving
+    `[N, C, OH / scale[0], OW / scale[1]]`.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.upsample_nearest2d_grad %dy scale = [2, 2] : tensor<8x16x32x32xf32> -> tensor<8x16x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, DenseI64ArrayAttr:$scale);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `scale` `=` $scale attr-dict `:` type($grad) `->` type($result)
+  }];
+}
+
+def Ckpt_BatchNormGradOp : Ckpt_InferringOp<"batch_norm_grad", Ckpt_Costed> {
+  let summary = "gradients of ckpt.batch_norm";
+  let description = [{
+    Computes the gradients of `ckpt.batch_norm`'s input, weight and bias
+    from the gradient of its output, `grad`, and the forward `input`,
+    `mean` and `rstd` (plus the `weight` when the forward op has one), as
+    PyTorch's training-mode backward. The weight and bias gradients are
+    `[C]`; they are unused when the forward op has no weight or bias.
+
+    Example:
+
+    ```mlir
+    %dx, %dw, %db = ckpt.batch_norm_grad %dy, %x, %mean, %rstd weight %g
+        : (tensor<8x16x32x32xf32>, tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+        -> (tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>)
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$input,
+                       Ckpt_FloatTensor:$mean, Ckpt_FloatTensor:$rstd,
+                       Optional<Ckpt_FloatTensor>:$weight);
+  let results = (outs Ckpt_FloatTensor:$input_grad,
+                      Ckpt_FloatTensor:$weight_grad,
+                      Ckpt_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $mean `,` $rstd (`weight` $weight^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,737 @@
+//===- Vision.cpp - conv2d, pooling, upsampling, batch_norm -> linalg -----===//
+//
+// Windowed ops and their gradients are gathers: one linalg.generic over the
+// elements it writes and the kernel offsets it sums over, reading images
+// with tensor.extract at computed positions. Padding needs no padded copy,
+// and gradients that are scatters in PyTorch (conv2d input, pooling) sum
+// in a fixed order with no write conflicts. batch_norm is layer_norm's
+// arithmetic over every dimension but the channels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LinalgBuilders.h"
+#include "LoweringPattern.h"
+
+#include "ckpt/Conversion/CkptToLinalg/CkptToLinalg.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+/// Index arithmetic in a linalg.generic body.
+struct IndexBuilder {
+  OpBuilder &b;
+  Location loc;
+
+  Value constant(int64_t value) {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  }
+  Value loop(unsigned dim) { return linalg::IndexOp::create(b, loc, dim); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, constant(y));
+  }
+  /// x * factor + offset.
+  Value affine(Value x, int64_t factor, int64_t offset) {
+    return add(mul(x, factor), constant(offset));
+  }
+  Value min(Value x, int64_t y) {
+    return arith::MinSIOp::create(b, loc, x, constant(y));
+  }
+  Value max(Value x, int64_t y) {
+    return arith::MaxSIOp::create(b, loc, x, constant(y));
+  }
+  Value compare(arith::CmpIPredicate predicate, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, predicate, x, y);
+  }
+  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  /// 0 <= x < size.
+  Value inRange(Value x, int64_t size) {
+    return both(compare(arith::CmpIPredicate::sge, x, constant(0)),
+                compare(arith::CmpIPredicate::slt, x, constant(size)));
+  }
+  /// x clamped into [0, size), so that a read there is in bounds.
+  Value clamp(Value x, int64_t size) { return max(min(x, size - 1), 0); }
+  Value toFloat(Value x, Type type) {
+    Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), x);
+    return arith::SIToFPOp::create(b, loc, type, i64);
+  }
+  Value toI64(Value x) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), x);
+  }
+};
+
+/// The element of the NCHW `image` at (n, c, h, w) with h and w clamped
+/// into the image: callers discard reads outside it.
+Value readClamped(IndexBuilder &ix, Value image, Value n, Value c, Value h,
+                  Value w) {
+  auto type = cast<RankedTensorType>(image.getType());
+  return tensor::ExtractOp::create(ix.b, ix.loc, image,
+                                   ValueRange{n, c,
+                                              ix.clamp(h, type.getDimSize(2)),
+                                              ix.clamp(w, type.getDimSize(3))});
+}
+
+/// The output position (clamped into the output) whose window reads input
+/// position `position` at the dilated kernel offset `offset`, and whether
+/// there is one: `position + padding - offset` must be a non-negative
+/// multiple of `stride` below `stride * outputSize`.
+std::pair<Value, Value> windowOrigin(IndexBuilder &ix, Value position,
+                                     Value offset, int64_t padding,
+                                     int64_t stride, int64_t outputSize) {
+  Value shifted = ix.sub(ix.add(position, ix.constant(padding)), offset);
+  Value origin =
+      arith::DivSIOp::create(ix.b, ix.loc, shifted, ix.constant(stride));
+  Value aligned = ix.compare(
+      arith::CmpIPredicate::eq,
+      arith::RemSIOp::create(ix.b, ix.loc, shifted, ix.constant(stride)),
+      ix.constant(0));
+  Value valid = ix.both(
+      ix.both(ix.compare(arith::CmpIPredicate::sge, shifted, ix.constant(0)),
+              aligned),
+      ix.compare(arith::CmpIPredicate::slt, origin, ix.constant(outputSize)));
+  return {ix.clamp(origin, outputSize), valid};
+}
+
+/// The map of an operand indexed by the loops `targets` of `numLoops`.
+AffineMap loopsMap(MLIRContext *context, unsigned numLoops,
+                   ArrayRef<unsigned> targets) {
+  return AffineMap::getMultiDimMapWithTargets(numLoops, targets, context);
+}
+
+SmallVector<utils::IteratorType> iterators(unsigned parallel,
+                                           unsigned reduction) {
+  SmallVector<utils::IteratorType> kinds(parallel,
+                                         utils::IteratorType::parallel);
+  kinds.append(reduction, utils::IteratorType::reduction);
+  return kinds;
+}
+
+/// `type` with dimension `dim` split into [groups, size / groups].
+RankedTensorType splitDim(RankedTensorType type, unsigned dim, int64_t groups) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] /= groups;
+  shape.insert(shape.begin() + dim, groups);
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The reassociation that merges dimensions `dim` and `dim + 1` of a
+/// tensor of rank `rank`.
+SmallVector<ReassociationIndices> mergePair(unsigned rank, unsigned dim) {
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned d = 0; d < rank; ++d) {
+    if (d == dim + 1)
+      groups.back().push_back(d);
+    else
+      groups.push_back({static_cast<int64_t>(d)});
+  }
+  return groups;
+}
+
+/// A view of `value` with dimension `dim` split into [groups, size /
+/// groups]: channels by group.
+Value splitGroups(OpBuilder &b, Location loc, Value value, unsigned dim,
+                  int64_t groups) {
+  auto type = cast<RankedTensorType>(value.getType());
+  RankedTensorType split = splitDim(type, dim, groups);
+  return tensor::ExpandShapeOp::create(b, loc, split, value,
+                                       mergePair(split.getRank(), dim));
+}
+
+/// The inverse of splitGroups.
+Value mergeGroups(OpBuilder &b, Location loc, Value value, unsigned dim) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return tensor::CollapseShapeOp::create(b, loc, value,
+                                         mergePair(type.getRank(), dim));
+}
+
+/// An uninitialised tensor of `kernel`'s shape whose only use is to give
+/// the kernel loops of a pooling generic their bounds (as linalg's own
+/// pooling ops take one).
+Value windowShape(OpBuilder &b, Location loc, ArrayRef<int64_t> kernel,
+                  Type element) {
+  return emptyTensor(b, loc, RankedTensorType::get(kernel, element));
+}
+
+//===----------------------------------------------------------------------===//
+// conv2d
+//===----------------------------------------------------------------------===//
+
+/// The sizes of a convolution, with channels counted per group.
+struct ConvGeometry {
+  template <typename OpTy>
+  ConvGeometry(OpTy op, RankedTensorType input, RankedTensorType weight,
+               RankedTensorType output)
+      : stride(op.getStride()), padding(op.getPadding()),
+        dilation(op.getDilation()), groups(op.getGroups()),
+        height(input.getDimSize(2)), width(input.getDimSize(3)),
+        outHeight(output.getDimSize(2)), outWidth(output.getDimSize(3)),
+        channelsPerGroup(input.getDimSize(1) / groups),
+        outChannelsPerGroup(weight.getDimSize(0) / groups) {}
+
+  /// The input position that output position `out` reads at kernel
+  /// offset `k` along axis `axis` (0: height, 1: width).
+  Value inputPosition(IndexBuilder &ix, unsigned axis, Value out,
+                      Value k) const {
+    return ix.add(ix.affine(out, stride[axis], -padding[axis]),
+                  ix.mul(k, dilation[axis]));
+  }
+
+  ArrayRef<int64_t> stride, padding, dilation;
+  int64_t groups, height, width, outHeight, outWidth;
+  int64_t channelsPerGroup, outChannelsPerGroup;
+};
+
+FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
+                                          PatternRewriter &rewriter) {
+  // Loops n, g, o, oh, ow | cg, kh, kw over a [N, G, OC/G, OH, OW] result:
+  // output channel g * OC/G + o reads input channel g * C/G + cg.
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getType();
+  ConvGeometry geo(op, op.getInput().getType(), op.getWeight().getType(),
+                   result);
+  RankedTensorType grouped = splitDim(result, 1, geo.groups);
+  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, geo.groups);
+  Value init = filledTensor(rewriter, loc, grouped, 0.0);
+  if (Value bias = op.getBias()) {
+    // [OC] -> [G, OC/G, 1, 1], broadcast over batch and positions.
+    auto biasType = RankedTensorType::get(
+        {geo.groups, geo.outChannelsPerGroup, 1, 1}, result.getElementType());
+    Value view = tensor::ExpandShapeOp::create(
+        rewriter, loc, biasType, bias,
+        ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
+    init = buildPointwise(
+        rewriter, loc, grouped, view,
+        [](OpBuilder &, Location, ValueRange x) { return x[0]; });
+  }
+  Value input = op.getInput();
+  SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 2, 5, 6, 7}),
+                                 loopsMap(context, 8, {0, 1, 2, 3, 4})};
+  Value sum =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{grouped}, ValueRange{weight},
+          ValueRange{init}, maps, iterators(5, 3),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            IndexBuilder ix{b, l};
+            ScalarBuilder s{b, l, grouped.getElementType()};
+            Value h = geo.inputPosition(ix, 0, ix.loop(3), ix.loop(6));
+            Value w = geo.inputPosition(ix, 1, ix.loop(4), ix.loop(7));
+            Value channel =
+                ix.add(ix.mul(ix.loop(1), geo.channelsPerGroup), ix.loop(5));
+            Value x = readClamped(ix, input, ix.loop(0), channel, h, w);
+            Value inside =
+                ix.both(ix.inRange(h, geo.height), ix.inRange(w, geo.width));
+            Value acc = args[1];
+            linalg::YieldOp::create(
+                b, l, s.select(inside, s.add(acc, s.mul(x, args[0])), acc));
+          })
+          .getResult(0);
+  return SmallVector<Value>{mergeGroups(rewriter, loc, sum, 1)};
+}
+
+FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
+                                                   PatternRewriter &rewriter) {
+  // Loops n, g, cg, h, w | o, kh, kw over a [N, G, C/G, H, W] result: each
+  // input position gathers the gradients of the outputs that read it.
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getType();
+  ConvGeometry geo(op, result, op.getWeight().getType(),
+                   op.getGrad().getType());
+  RankedTensorType grouped = splitDim(result, 1, geo.groups);
+  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, geo.groups);
+  Value grad = op.getGrad();
+  SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 5, 2, 6, 7}),
+                                 loopsMap(context, 8, {0, 1, 2, 3, 4})};
+  Value sum =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{grouped}, ValueRange{weight},
+          ValueRange{filledTensor(rewriter, loc, grouped, 0.0)}, maps,
+          iterators(5, 3),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            IndexBuilder ix{b, l};
+            ScalarBuilder s{b, l, grouped.getElementType()};
+            auto [oh, rowHit] = windowOrigin(
+                ix, ix.loop(3), ix.mul(ix.loop(6), geo.dilation[0]),
+                geo.padding[0], geo.stride[0], geo.outHeight);
+            auto [ow, columnHit] = windowOrigin(
+                ix, ix.loop(4), ix.mul(ix.loop(7), geo.dilation[1]),
+                geo.padding[1], geo.stride[1], geo.outWidth);
+            Value channel =
+                ix.add(ix.mul(ix.loop(1), geo.outChannelsPerGroup), ix.loop(5));
+            Value dy = readClamped(ix, grad, ix.loop(0), channel, oh, ow);
+            Value acc = args[1];
+            linalg::YieldOp::create(b, l,
+                                    s.select(ix.both(rowHit, columnHit),
+                                             s.add(acc, s.mul(dy, args[0])),
+                                             acc));
+          })
+          .getResult(0);
+  return SmallVector<Value>{mergeGroups(rewriter, loc, sum, 1)};
+}
+
+FailureOr<SmallVector<Value>> lowerConv2dWeightGrad(Conv2dWeightGradOp op,
+                                                    PatternRewriter &rewriter) {
+  // Loops g, o, cg, kh, kw | n, oh, ow over a [G, OC/G, C/G, KH, KW]
+  // result.
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getType();
+  ConvGeometry geo(op, op.getInput().getType(), result, op.getGrad().getType());
+  RankedTensorType grouped = splitDim(result, 0, geo.groups);
+  Value grad = splitGroups(rewriter, loc, op.getGrad(), 1, geo.groups);
+  Value input = op.getInput();
+  SmallVector<AffineMap> maps = {loopsMap(context, 8, {5, 0, 1, 6, 7}),
+                                 loopsMap(context, 8, {0, 1, 2, 3, 4})};
+  Value sum =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{grouped}, ValueRange{grad},
+          ValueRange{filledTensor(rewriter, loc, grouped, 0.0)}, maps,
+          iterators(5, 3),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            IndexBuilder ix{b, l};
+            ScalarBuilder s{b, l, grouped.getElementType()};
+            Value h = geo.inputPosition(ix, 0, ix.loop(6), ix.loop(3));
+            Value w = geo.inputPosition(ix, 1, ix.loop(7), ix.loop(4));
+            Value channel =
+                ix.add(ix.mul(ix.loop(0), geo.channelsPerGroup), ix.loop(2));
+            Value x = readClamped(ix, input, ix.loop(5), channel, h, w);
+            Value inside =
+                ix.both(ix.inRange(h, geo.height), ix.inRange(w, geo.width));
+            Value acc = args[1];
+            linalg::YieldOp::create(
+                b, l, s.select(inside, s.add(acc, s.mul(args[0], x)), acc));
+          })
+          .getResult(0);
+  return SmallVector<Value>{mergeGroups(rewriter, loc, sum, 0)};
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// The window of a pooling op over an input of `input`'s type giving
+/// `output`'s.
+struct PoolGeometry {
+  template <typename OpTy>
+  PoolGeometry(OpTy op, RankedTensorType input, RankedTensorType output)
+      : kernel(op.getKernel()), stride(op.getWindowStride()),
+        padding(op.getPadding()), height(input.getDimSize(2)),
+        width(input.getDimSize(3)), outHeight(output.getDimSize(2)),
+        outWidth(output.getDimSize(3)) {}
+
+  /// The first input row (axis 0) or column (axis 1) of output position
+  /// `out`'s window; may lie in the padding.
+  Value windowStart(IndexBuilder &ix, unsigned axis, Value out) const {
+    return ix.affine(out, stride[axis], -padding[axis]);
+  }
+
+  /// The output position (and whether there is one) whose window holds
+  /// input position `position` at kernel offset `k`; offsets are visited
+  /// from the last, so that output positions ascend as in PyTorch's
+  /// accumulation.
+  std::pair<Value, Value> origin(IndexBuilder &ix, unsigned axis,
+                                 Value position, Value k) const {
+    Value offset = ix.sub(ix.constant(kernel[axis] - 1), k);
+    return windowOrigin(ix, position, offset, padding[axis], stride[axis],
+                        axis == 0 ? outHeight : outWidth);
+  }
+
+  /// The divisor of output position (oh, ow) of an average: the kernel
+  /// size, or the part of the window inside the input.
+  Value divisor(IndexBuilder &ix, ScalarBuilder &s, bool countIncludePad,
+                Value oh, Value ow) const {
+    if (countIncludePad)
+      return s.constant(static_cast<double>(kernel[0] * kernel[1]));
+    auto inside = [&](unsigned axis, Value out, int64_t size) {
+      Value start = windowStart(ix, axis, out);
+      Value end = ix.min(ix.add(start, ix.constant(kernel[axis])), size);
+      return ix.sub(end, ix.max(start, 0));
+    };
+    Value count = arith::MulIOp::create(ix.b, ix.loc, inside(0, oh, height),
+                                        inside(1, ow, width));
+    return ix.toFloat(count, s.type);
+  }
+
+  ArrayRef<int64_t> kernel, stride, padding;
+  int64_t height, width, outHeight, outWidth;
+};
+
+FailureOr<SmallVector<Value>> lowerMaxPool2d(MaxPool2dOp op,
+                                             PatternRewriter &rewriter) {
+  // Loops n, c, oh, ow | kh, kw in row-major window order: a strictly
+  // greater element (or a NaN) replaces the maximum, so ties keep the
+  // first, and the first element inside the input starts it.
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getResult().getType();
+  RankedTensorType indicesType = op.getIndices().getType();
+  Type element = result.getElementType();
+  PoolGeometry geo(op, op.getInput().getType(), result);
+  Value input = op.getInput();
+  Value maxima = filledTensor(rewriter, loc, result,
+                              -std::numeric_limits<double>::infinity());
+  Value none =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(-1));
+  Value positions =
+      linalg::FillOp::create(rewriter, loc, none,
+                             emptyTensor(rewriter, loc, indicesType))
+          .getResult(0);
+  AffineMap outMap = loopsMap(context, 6, {0, 1, 2, 3});
+  auto pooled = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{result, indicesType},
+      ValueRange{windowShape(rewriter, loc, geo.kernel, element)},
+      ValueRange{maxima, positions},
+      {loopsMap(context, 6, {4, 5}), outMap, outMap}, iterators(4, 2),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        IndexBuilder ix{b, l};
+        ScalarBuilder s{b, l, element};
+        Value h = ix.add(geo.windowStart(ix, 0, ix.loop(2)), ix.loop(4));
+        Value w = ix.add(geo.windowStart(ix, 1, ix.loop(3)), ix.loop(5));
+        Value x = readClamped(ix, input, ix.loop(0), ix.loop(1), h, w);
+        Value inside =
+            ix.both(ix.inRange(h, geo.height), ix.inRange(w, geo.width));
+        Value max = args[1], position = args[2];
+        Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                            position, none);
+        Value isNan =
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+        Value better = arith::OrIOp::create(
+            b, l, arith::OrIOp::create(b, l, first, s.greater(x, max)), isNan);
+        Value take = ix.both(inside, better);
+        Value here = ix.toI64(ix.add(ix.mul(h, geo.width), w));
+        linalg::YieldOp::create(
+            b, l,
+            ValueRange{s.select(take, x, max), s.select(take, here, position)});
+      });
+  return SmallVector<Value>{pooled.getResult(0), pooled.getResult(1)};
+}
+
+FailureOr<SmallVector<Value>> lowerMaxPool2dGrad(MaxPool2dGradOp op,
+                                                 PatternRewriter &rewriter) {
+  // Loops n, c, h, w | kh, kw: each input position sums the gradients of
+  // the windows that contain it and chose it.
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getType();
+  Type element = result.getElementType();
+  PoolGeometry geo(op, result, op.getGrad().getType());
+  Value grad = op.getGrad(), indices = op.getIndices();
+  return SmallVector<Value>{
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{result},
+          ValueRange{windowShape(rewriter, loc, geo.kernel, element)},
+          ValueRange{filledTensor(rewriter, loc, result, 0.0)},
+          {loopsMap(context, 6, {4, 5}), loopsMap(context, 6, {0, 1, 2, 3})},
+          iterators(4, 2),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            IndexBuilder ix{b, l};
+            ScalarBuilder s{b, l, element};
+            Value h = ix.loop(2), w = ix.loop(3);
+            auto [oh, rowHit] = geo.origin(ix, 0, h, ix.loop(4));
+            auto [ow, columnHit] = geo.origin(ix, 1, w, ix.loop(5));
+            Value n = ix.loop(0), c = ix.loop(1);
+            Value chosen = readClamped(ix, indices, n, c, oh, ow);
+            Value dy = readClamped(ix, grad, n, c, oh, ow);
+            Value here = ix.toI64(ix.add(ix.mul(h, geo.width), w));
+            Value hit =
+                ix.both(ix.both(rowHit, columnHit),
+                        ix.compare(arith::CmpIPredicate::eq, chosen, here));
+            Value acc = args[1];
+            linalg::YieldOp::create(b, l, s.select(hit, s.add(acc, dy), acc));
+          })
+          .getResult(0)};
+}
+
+FailureOr<SmallVector<Value>> lowerAvgPool2d(AvgPool2dOp op,
+                                             PatternRewriter &rewriter) {
+  // The window sums (padding adds nothing), then each divided by its
+  // divisor, as PyTorch divides.
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getType();
+  Type element = result.getElementType();
+  PoolGeometry geo(op, op.getInput().getType(), result);
+  Value input = op.getInput();
+  AffineMap outMap = loopsMap(context, 6, {0, 1, 2, 3});
+  Value sums =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{result},
+          ValueRange{windowShape(rewriter, loc, geo.kernel, element)},
+          ValueRange{filledTensor(rewriter, loc, result, 0.0)},
+          {loopsMap(context, 6, {4, 5}), outMap}, iterators(4, 2),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            IndexBuilder ix{b, l};
+            ScalarBuilder s{b, l, element};
+            Value h = ix.add(geo.windowStart(ix, 0, ix.loop(2)), ix.loop(4));
+            Value w = ix.add(geo.windowStart(ix, 1, ix.loop(3)), ix.loop(5));
+            Value x = readClamped(ix, input, ix.loop(0), ix.loop(1), h, w);
+            Value inside =
+                ix.both(ix.inRange(h, geo.height), ix.inRange(w, geo.width));
+            Value acc = args[1];
+            linalg::YieldOp::create(b, l, s.select(inside, s.add(acc, x), acc));
+          })
+          .getResult(0);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+  bool countIncludePad = op.getCountIncludePad();
+  return SmallVector<Value>{
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{result}, ValueRange{sums},
+          ValueRange{emptyTensor(rewriter, loc, result)}, {identity, identity},
+          iterators(4, 0),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            IndexBuilder ix{b, l};
+            ScalarBuilder s{b, l, element};
+            Value divisor =
+                geo.divisor(ix, s, countIncludePad, ix.loop(2), ix.loop(3));
+            linalg::YieldOp::create(b, l, s.div(args[0], divisor));
+          })
+          .getResult(0)};
+}
+
+FailureOr<SmallVector<Value>> lowerAvgPool2dGrad(AvgPool2dGradOp op,
+                                                 PatternRewriter &rewriter) {
+  // Loops n, c, h, w | kh, kw: each input position sums grad / divisor of
+  // the windows that contain it.
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  RankedTensorType result = op.getType();
+  Type element = result.getElementType();
+  PoolGeometry geo(op, result, op.getGrad().getType());
+  Value grad = op.getGrad();
+  bool countIncludePad = op.getCountIncludePad();
+  return SmallVector<Value>{
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{result},
+          ValueRange{windowShape(rewriter, loc, geo.kernel, element)},
+          ValueRange{filledTensor(rewriter, loc, result, 0.0)},
+          {loopsMap(context, 6, {4, 5}), loopsMap(context, 6, {0, 1, 2, 3})},
+          iterators(4, 2),
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            IndexBuilder ix{b, l};
+            ScalarBuilder s{b, l, element};
+            auto [oh, rowHit] = geo.origin(ix, 0, ix.loop(2), ix.loop(4));
+            auto [ow, columnHit] = geo.origin(ix, 1, ix.loop(3), ix.loop(5));
+            Value dy = readClamped(ix, grad, ix.loop(0), ix.loop(1), oh, ow);
+            Value share =
+                s.div(dy, geo.divisor(ix, s, countIncludePad, oh, ow));
+            Value acc = args[1];
+            linalg::YieldOp::create(
+                b, l,
+                s.select(ix.both(rowHit, columnHit), s.add(acc, share), acc));
+          })
+          .getResult(0)};
+}
+
+//===----------------------------------------------------------------------===//
+// Upsampling
+//===----------------------------------------------------------------------===//
+
+/// An NCHW type with its height and width split into [H, sh] and [W, sw]:
+/// the blocks of nearest upsampling.
+RankedTensorType blockType(RankedTensorType small, ArrayRef<int64_t> scale) {
+  return RankedTensorType::get({small.getDimSize(0), small.getDimSize(1),
+                                small.getDimSize(2), scale[0],
+                                small.getDimSize(3), scale[1]},
+                               small.getElementType());
+}
+
+/// Merges the blocks of blockType back into height and width.
+SmallVector<ReassociationIndices> blockReassociation() {
+  return {{0}, {1}, {2, 3}, {4, 5}};
+}
+
+FailureOr<SmallVector<Value>>
+lowerUpsampleNearest2d(UpsampleNearest2dOp op, PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  MLIRContext *context = op.getContext();
+  RankedTensorType blocks = blockType(op.getInput().getType(), op.getScale());
+  Value copies =
+      linalg::GenericOp::create(rewriter, loc, TypeRange{blocks},
+                                ValueRange{op.getInput()},
+                                ValueRange{emptyTensor(rewriter, loc, blocks)},
+                                {loopsMap(context, 6, {0, 1, 2, 4}),
+                                 AffineMap::getMultiDimIdentityMap(6, context)},
+                                iterators(6, 0),
+                                [](OpBuilder &b, Location l, ValueRange args) {
+                                  linalg::YieldOp::create(b, l, args[0]);
+                                })
+          .getResult(0);
+  return SmallVector<Value>{tensor::CollapseShapeOp::create(
+      rewriter, loc, op.getType(), copies, blockReassociation())};
+}
+
+FailureOr<SmallVector<Value>>
+lowerUpsampleNearest2dGrad(UpsampleNearest2dGradOp op,
+                           PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  RankedTensorType result = op.getType();
+  RankedTensorType blocks = blockType(result, op.getScale());
+  Value grad = tensor::ExpandShapeOp::create(
+      rewriter, loc, blocks, op.getGrad(), blockReassociation());
+  return SmallVector<Value>{
+      buildSum(rewriter, loc, blocks, grad, {3, 5}, result,
+               [](ScalarBuilder &, ValueRange v) { return v[0]; })};
+}
+
+//===----------------------------------------------------------------------===//
+// batch_norm
+//===----------------------------------------------------------------------===//
+
+/// Per-channel statistics of an [N, C, ...] tensor: sums over every
+/// dimension but 1, kept with size 1 so pointwise maps broadcast them.
+struct ChannelStatistics {
+  explicit ChannelStatistics(RankedTensorType input)
+      : input(input), channels(RankedTensorType::get({input.getDimSize(1)},
+                                                     input.getElementType())) {
+    SmallVector<int64_t> shape(input.getRank(), 1);
+    shape[1] = input.getDimSize(1);
+    kept = RankedTensorType::get(shape, input.getElementType());
+    count = 1;
+    for (int64_t d = 0; d < input.getRank(); ++d)
+      if (d != 1) {
+        reduced.push_back(d);
+        count *= input.getDimSize(d);
+      }
+  }
+
+  /// Sum of term(elements) per channel, kept.
+  Value sum(OpBuilder &b, Location loc, ValueRange inputs, Formula term) const {
+    return buildSum(b, loc, input, inputs, reduced, kept, term);
+  }
+
+  /// A [C] tensor as the kept shape.
+  Value keep(OpBuilder &b, Location loc, Value perChannel) const {
+    return tensor::ExpandShapeOp::create(
+        b, loc, kept, perChannel,
+        ArrayRef<ReassociationIndices>{dimRange(0, input.getRank())});
+  }
+
+  /// A kept tensor as [C].
+  Value flatten(OpBuilder &b, Location loc, Value keptValue) const {
+    return tensor::CollapseShapeOp::create(
+        b, loc, channels, keptValue,
+        ArrayRef<ReassociationIndices>{dimRange(0, input.getRank())});
+  }
+
+  RankedTensorType input, channels, kept;
+  SmallVector<int64_t> reduced;
+  double count;
+};
+
+FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
+                                             PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  ChannelStatistics st(op.getInput().getType());
+  double count = st.count, eps = op.getEps().convertToDouble();
+  double momentum = op.getMomentum().convertToDouble();
+  Value x = op.getInput();
+  Value sum = st.sum(rewriter, loc, x,
+                     [](ScalarBuilder &, ValueRange v) { return v[0]; });
+  Value mean = buildMap(rewriter, loc, st.kept, sum,
+                        [&](ScalarBuilder &s, ValueRange v) {
+                          return s.div(v[0], s.constant(count));
+                        });
+  Value squares =
+      st.sum(rewriter, loc, {x, mean}, [](ScalarBuilder &s, ValueRange v) {
+        Value centered = s.sub(v[0], v[1]);
+        return s.mul(centered, centered);
+      });
+  Value rstd = buildMap(
+      rewriter, loc, st.kept, squares, [&](ScalarBuilder &s, ValueRange v) {
+        return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
+      });
+  SmallVector<Value> inputs = {x, mean, rstd};
+  bool weight = bool(op.getWeight()), bias = bool(op.getBias());
+  if (weight)
+    inputs.push_back(st.keep(rewriter, loc, op.getWeight()));
+  if (bias)
+    inputs.push_back(st.keep(rewriter, loc, op.getBias()));
+  Value y = buildMap(rewriter, loc, st.input, inputs,
+                     [&](ScalarBuilder &s, ValueRange v) {
+                       Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
+                       if (weight)
+                         normalized = s.mul(normalized, v[3]);
+                       if (bias)
+                         normalized = s.add(normalized, v.back());
+                       return normalized;
+                     });
+  // PyTorch's update: momentum * batch + (1 - momentum) * running, with the
+  // unbiased variance squares / (M - 1).
+  auto update = [&](Value running, Value batch, double divisor) {
+    return buildMap(rewriter, loc, st.channels, {running, batch},
+                    [&](ScalarBuilder &s, ValueRange v) {
+                      Value batchValue = s.div(v[1], s.constant(divisor));
+                      return s.add(s.mul(s.constant(momentum), batchValue),
+                                   s.mul(s.constant(1.0 - momentum), v[0]));
+                    });
+  };
+  Value newMean =
+      update(op.getRunningMean(), st.flatten(rewriter, loc, sum), count);
+  Value newVar =
+      update(op.getRunningVar(), st.flatten(rewriter, loc, squares), count - 1);
+  return SmallVector<Value>{y, st.flatten(rewriter, loc, mean),
+                            st.flatten(rewriter, loc, rstd), newMean, newVar};
+}
+
+FailureOr<SmallVector<Value>> lowerBatchNormGrad(BatchNormGradOp op,
+                                                 PatternRewriter &rewriter) {
+  // PyTorch's training-mode backward: with dotp = sum(dy (x - mean)),
+  //   dx = (dy - sum(dy) / M - (x - mean) rstd^2 dotp / M) rstd w,
+  //   dw = dotp rstd, db = sum(dy).
+  Location loc = op.getLoc();
+  ChannelStatistics st(op.getInput().getType());
+  double count = st.count;
+  bool weight = bool(op.getWeight());
+  Value mean = st.keep(rewriter, loc, op.getMean());
+  Value rstd = st.keep(rewriter, loc, op.getRstd());
+  Value dy = op.getGrad(), x = op.getInput();
+  Value sumDy = st.sum(rewriter, loc, dy,
+                       [](ScalarBuilder &, ValueRange v) { return v[0]; });
+  Value dotp =
+      st.sum(rewriter, loc, {dy, x, mean}, [](ScalarBuilder &s, ValueRange v) {
+        return s.mul(v[0], s.sub(v[1], v[2]));
+      });
+  SmallVector<Value> inputs = {dy, x, mean, rstd, sumDy, dotp};
+  if (weight)
+    inputs.push_back(st.keep(rewriter, loc, op.getWeight()));
+  Value dx = buildMap(
+      rewriter, loc, st.input, inputs, [&](ScalarBuilder &s, ValueRange v) {
+        Value meanDy = s.div(v[4], s.constant(count));
+        Value k = s.div(s.mul(s.mul(v[5], v[3]), v[3]), s.constant(count));
+        Value centered = s.mul(s.sub(v[1], v[2]), k);
+        Value scaled = s.mul(s.sub(s.sub(v[0], meanDy), centered), v[3]);
+        return weight ? s.mul(scaled, v[6]) : scaled;
+      });
+  Value dw = buildMap(
+      rewriter, loc, st.channels,
+      {st.flatten(rewriter, loc, dotp), op.getRstd()},
+      [](ScalarBuilder &s, ValueRange v) { return s.mul(v[0], v[1]); });
+  return SmallVector<Value>{dx, dw, st.flatten(rewriter, loc, sumDy)};
+}
+
+} // namespace
+
+void ckpt::populateVisionToLinalgPatterns(RewritePatternSet &patterns) {
+  addLowering<Conv2dOp>(patterns, lowerConv2d);
+  addLowering<Conv2dInputGradOp>(patterns, lowerConv2dInputGrad);
+  addLowering<Conv2dWeightGradOp>(patterns, lowerConv2dWeightGrad);
+  addLowering<MaxPool2dOp>(patterns, lowerMaxPool2d);
+  addLowering<MaxPool2dGradOp>(patterns, lowerMaxPool2dGrad);
+  addLowering<AvgPool2dOp>(patterns, lowerAvgPool2d);
+  addLowering<AvgPool2dGradOp>(patterns, lowerAvgPool2dGrad);
+  addLowering<UpsampleNearest2dOp>(patterns, lowerUpsampleNearest2d);
+  addLowering<UpsampleNearest2dGradOp>(patterns, lowerUpsampleNearest2dGrad);
+  addLowering<BatchNormOp>(patterns, lowerBatchNorm);
+  addLowering<BatchNormGradOp>(patterns, lowerBatchNormGrad);
+}
