@@ -11,8 +11,9 @@ from torch import nn
 class VisionLayers(nn.Module):
     def __init__(self):
         super().__init__()
+        # No bias: the batch norm after it would cancel it (a zero gradient).
         self.conv = nn.Conv2d(4, 8, (3, 5), stride=(2, 1), padding=(1, 4),
-                              dilation=(1, 2))
+                              dilation=(1, 2), bias=False)
         self.norm = nn.BatchNorm2d(8, affine=False, momentum=0.2, eps=1e-3)
         self.relu = nn.ReLU(inplace=True)
         self.grouped_weight = nn.Parameter(torch.randn(8, 4, 3, 3) / 6)
