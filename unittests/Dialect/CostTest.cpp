@@ -39,8 +39,93 @@ TEST_F(CostTest, PointwiseOpsScaleByElements) {
   auto gelu = ckpt::GeluOp::create(builder, loc, args[0]);
   auto reshape = ckpt::ReshapeOp::create(builder, loc, f32({100}), args[0]);
   EXPECT_EQ(cast<ckpt::CostOpInterface>(gelu.getOperation()).getFlops(), 800u);
-  EXPECT_EQ(cast<ckpt::CostOpInterface>(reshape.getOperation()).getFlops(),
-            0u);
+  EXPECT_EQ(cast<ckpt::CostOpInterface>(reshape.getOperation()).getFlops(), 0u);
+}
+
+TEST_F(CostTest, ConvolutionCountsMultiplyAddsPerGroup) {
+  // [2, 4, 9, 9] * [6, 2, 3, 3] in 2 groups, stride 2, padding 1:
+  // [2, 6, 5, 5] outputs, each 2 * 3 * 3 multiply-adds (its group's input
+  // channels), plus one bias add per output. The input and weight
+  // gradients do the same multiply-adds.
+  ValueRange args = arguments(
+      {f32({2, 4, 9, 9}), f32({6, 2, 3, 3}), f32({6}), f32({2, 6, 5, 5})});
+  Location loc = builder.getUnknownLoc();
+  auto stride = builder.getDenseI64ArrayAttr({2, 2});
+  auto padding = builder.getDenseI64ArrayAttr({1, 1});
+  auto dilation = builder.getDenseI64ArrayAttr({1, 1});
+  auto groups = builder.getI64IntegerAttr(2);
+  auto conv = ckpt::Conv2dOp::create(builder, loc, args[0], args[1], args[2],
+                                     stride, padding, dilation, groups);
+  ASSERT_EQ(conv.getType(), f32({2, 6, 5, 5}));
+  uint64_t multiplyAdds = 2u * 6 * 5 * 5 * (2 * 3 * 3);
+  EXPECT_EQ(cast<ckpt::CostOpInterface>(conv.getOperation()).getFlops(),
+            2 * multiplyAdds + 2 * 6 * 5 * 5);
+  auto inputGrad = ckpt::Conv2dInputGradOp::create(
+      builder, loc, f32({2, 4, 9, 9}), args[3], args[1], stride, padding,
+      dilation, groups);
+  auto weightGrad = ckpt::Conv2dWeightGradOp::create(
+      builder, loc, f32({6, 2, 3, 3}), args[3], args[0], stride, padding,
+      dilation, groups);
+  EXPECT_EQ(cast<ckpt::CostOpInterface>(inputGrad.getOperation()).getFlops(),
+            2 * multiplyAdds);
+  EXPECT_EQ(cast<ckpt::CostOpInterface>(weightGrad.getOperation()).getFlops(),
+            2 * multiplyAdds);
+}
+
+TEST_F(CostTest, PoolingCountsTheWindow) {
+  // Kernel 3 x 3, stride 2, padding 1 over [2, 4, 9, 9]: [2, 4, 5, 5]
+  // outputs of 9 window elements each. The max-pooling gradient adds each
+  // output gradient once; the average-pooling gradient spreads it over the
+  // window; upsampling copies and its gradient adds each element once.
+  ValueRange args =
+      arguments({f32({2, 4, 9, 9}), f32({2, 4, 5, 5}), f32({2, 4, 18, 18})});
+  Location loc = builder.getUnknownLoc();
+  auto kernel = builder.getDenseI64ArrayAttr({3, 3});
+  auto stride = builder.getDenseI64ArrayAttr({2, 2});
+  auto padding = builder.getDenseI64ArrayAttr({1, 1});
+  auto maxPool =
+      ckpt::MaxPool2dOp::create(builder, loc, args[0], kernel, stride, padding);
+  auto avgPool =
+      ckpt::AvgPool2dOp::create(builder, loc, args[0], kernel, stride, padding,
+                                builder.getBoolAttr(false));
+  auto maxGrad = ckpt::MaxPool2dGradOp::create(builder, loc, f32({2, 4, 9, 9}),
+                                               args[1], maxPool.getIndices(),
+                                               kernel, stride, padding);
+  auto avgGrad = ckpt::AvgPool2dGradOp::create(builder, loc, f32({2, 4, 9, 9}),
+                                               args[1], kernel, stride, padding,
+                                               builder.getBoolAttr(true));
+  auto upsample = ckpt::UpsampleNearest2dOp::create(
+      builder, loc, args[0], builder.getDenseI64ArrayAttr({2, 2}));
+  auto upsampleGrad = ckpt::UpsampleNearest2dGradOp::create(
+      builder, loc, args[2], builder.getDenseI64ArrayAttr({2, 2}));
+  uint64_t outputs = 2u * 4 * 5 * 5;
+  auto flops = [](Operation *op) {
+    return cast<ckpt::CostOpInterface>(op).getFlops();
+  };
+  EXPECT_EQ(flops(maxPool), outputs * 9);
+  EXPECT_EQ(flops(avgPool), outputs * 9);
+  EXPECT_EQ(flops(maxGrad), outputs);
+  EXPECT_EQ(flops(avgGrad), outputs * 9);
+  EXPECT_EQ(flops(upsample), 0u);
+  EXPECT_EQ(flops(upsampleGrad), 2u * 4 * 18 * 18);
+  // Indices are 8 bytes each.
+  EXPECT_EQ(
+      cast<ckpt::CostOpInterface>(maxPool.getOperation()).getBytesWritten(),
+      outputs * 4 + outputs * 8);
+}
+
+TEST_F(CostTest, BatchNormScalesByElements) {
+  ValueRange args = arguments({f32({8, 4, 5, 5}), f32({4})});
+  Location loc = builder.getUnknownLoc();
+  auto norm = ckpt::BatchNormOp::create(
+      builder, loc, args[0], args[1], Value(), args[1], args[1],
+      builder.getF64FloatAttr(0.1), builder.getF64FloatAttr(1e-5));
+  auto grad = ckpt::BatchNormGradOp::create(
+      builder, loc, args[0], args[0], norm.getMean(), norm.getRstd(), args[1]);
+  EXPECT_EQ(cast<ckpt::CostOpInterface>(norm.getOperation()).getFlops(),
+            8u * 8 * 4 * 5 * 5);
+  EXPECT_EQ(cast<ckpt::CostOpInterface>(grad.getOperation()).getFlops(),
+            12u * 8 * 4 * 5 * 5);
 }
 
 } // namespace
