@@ -198,21 +198,24 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
-  ConvGeometry geo(op, op.getInput().getType(), op.getWeight().getType(),
-                   result);
-  RankedTensorType grouped = splitDim(result, 1, geo.groups);
-  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, geo.groups);
-  Value init = filledTensor(rewriter, loc, grouped, 0.0);
+  ConvGeometry conv(op, op.getInput().getType(), op.getWeight().getType(),
+                    result);
+  RankedTensorType grouped = splitDim(result, 1, conv.groups);
+  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
+  // The sums start at the bias, [OC] viewed as [G, OC/G, 1, 1] and
+  // broadcast over batch and positions, or at zero.
+  Value init;
   if (Value bias = op.getBias()) {
-    // [OC] -> [G, OC/G, 1, 1], broadcast over batch and positions.
     auto biasType = RankedTensorType::get(
-        {geo.groups, geo.outChannelsPerGroup, 1, 1}, result.getElementType());
+        {conv.groups, conv.outChannelsPerGroup, 1, 1}, result.getElementType());
     Value view = tensor::ExpandShapeOp::create(
         rewriter, loc, biasType, bias,
         ArrayRef<ReassociationIndices>{{0, 1, 2, 3}});
     init = buildPointwise(
         rewriter, loc, grouped, view,
         [](OpBuilder &, Location, ValueRange x) { return x[0]; });
+  } else {
+    init = filledTensor(rewriter, loc, grouped, 0.0);
   }
   Value input = op.getInput();
   SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 2, 5, 6, 7}),
@@ -224,13 +227,13 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
           [&](OpBuilder &b, Location l, ValueRange args) {
             IndexBuilder ix{b, l};
             ScalarBuilder s{b, l, grouped.getElementType()};
-            Value h = geo.inputPosition(ix, 0, ix.loop(3), ix.loop(6));
-            Value w = geo.inputPosition(ix, 1, ix.loop(4), ix.loop(7));
+            Value h = conv.inputPosition(ix, 0, ix.loop(3), ix.loop(6));
+            Value w = conv.inputPosition(ix, 1, ix.loop(4), ix.loop(7));
             Value channel =
-                ix.add(ix.mul(ix.loop(1), geo.channelsPerGroup), ix.loop(5));
+                ix.add(ix.mul(ix.loop(1), conv.channelsPerGroup), ix.loop(5));
             Value x = readClamped(ix, input, ix.loop(0), channel, h, w);
             Value inside =
-                ix.both(ix.inRange(h, geo.height), ix.inRange(w, geo.width));
+                ix.both(ix.inRange(h, conv.height), ix.inRange(w, conv.width));
             Value acc = args[1];
             linalg::YieldOp::create(
                 b, l, s.select(inside, s.add(acc, s.mul(x, args[0])), acc));
@@ -246,10 +249,10 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
-  ConvGeometry geo(op, result, op.getWeight().getType(),
-                   op.getGrad().getType());
-  RankedTensorType grouped = splitDim(result, 1, geo.groups);
-  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, geo.groups);
+  ConvGeometry conv(op, result, op.getWeight().getType(),
+                    op.getGrad().getType());
+  RankedTensorType grouped = splitDim(result, 1, conv.groups);
+  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
   Value grad = op.getGrad();
   SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 5, 2, 6, 7}),
                                  loopsMap(context, 8, {0, 1, 2, 3, 4})};
@@ -262,13 +265,13 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
             IndexBuilder ix{b, l};
             ScalarBuilder s{b, l, grouped.getElementType()};
             auto [oh, rowHit] = windowOrigin(
-                ix, ix.loop(3), ix.mul(ix.loop(6), geo.dilation[0]),
-                geo.padding[0], geo.stride[0], geo.outHeight);
+                ix, ix.loop(3), ix.mul(ix.loop(6), conv.dilation[0]),
+                conv.padding[0], conv.stride[0], conv.outHeight);
             auto [ow, columnHit] = windowOrigin(
-                ix, ix.loop(4), ix.mul(ix.loop(7), geo.dilation[1]),
-                geo.padding[1], geo.stride[1], geo.outWidth);
-            Value channel =
-                ix.add(ix.mul(ix.loop(1), geo.outChannelsPerGroup), ix.loop(5));
+                ix, ix.loop(4), ix.mul(ix.loop(7), conv.dilation[1]),
+                conv.padding[1], conv.stride[1], conv.outWidth);
+            Value channel = ix.add(ix.mul(ix.loop(1), conv.outChannelsPerGroup),
+                                   ix.loop(5));
             Value dy = readClamped(ix, grad, ix.loop(0), channel, oh, ow);
             Value acc = args[1];
             linalg::YieldOp::create(b, l,
@@ -287,9 +290,10 @@ FailureOr<SmallVector<Value>> lowerConv2dWeightGrad(Conv2dWeightGradOp op,
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
-  ConvGeometry geo(op, op.getInput().getType(), result, op.getGrad().getType());
-  RankedTensorType grouped = splitDim(result, 0, geo.groups);
-  Value grad = splitGroups(rewriter, loc, op.getGrad(), 1, geo.groups);
+  ConvGeometry conv(op, op.getInput().getType(), result,
+                    op.getGrad().getType());
+  RankedTensorType grouped = splitDim(result, 0, conv.groups);
+  Value grad = splitGroups(rewriter, loc, op.getGrad(), 1, conv.groups);
   Value input = op.getInput();
   SmallVector<AffineMap> maps = {loopsMap(context, 8, {5, 0, 1, 6, 7}),
                                  loopsMap(context, 8, {0, 1, 2, 3, 4})};
@@ -301,13 +305,13 @@ FailureOr<SmallVector<Value>> lowerConv2dWeightGrad(Conv2dWeightGradOp op,
           [&](OpBuilder &b, Location l, ValueRange args) {
             IndexBuilder ix{b, l};
             ScalarBuilder s{b, l, grouped.getElementType()};
-            Value h = geo.inputPosition(ix, 0, ix.loop(6), ix.loop(3));
-            Value w = geo.inputPosition(ix, 1, ix.loop(7), ix.loop(4));
+            Value h = conv.inputPosition(ix, 0, ix.loop(6), ix.loop(3));
+            Value w = conv.inputPosition(ix, 1, ix.loop(7), ix.loop(4));
             Value channel =
-                ix.add(ix.mul(ix.loop(0), geo.channelsPerGroup), ix.loop(2));
+                ix.add(ix.mul(ix.loop(0), conv.channelsPerGroup), ix.loop(2));
             Value x = readClamped(ix, input, ix.loop(5), channel, h, w);
             Value inside =
-                ix.both(ix.inRange(h, geo.height), ix.inRange(w, geo.width));
+                ix.both(ix.inRange(h, conv.height), ix.inRange(w, conv.width));
             Value acc = args[1];
             linalg::YieldOp::create(
                 b, l, s.select(inside, s.add(acc, s.mul(args[0], x)), acc));
@@ -377,7 +381,7 @@ FailureOr<SmallVector<Value>> lowerMaxPool2d(MaxPool2dOp op,
   RankedTensorType result = op.getResult().getType();
   RankedTensorType indicesType = op.getIndices().getType();
   Type element = result.getElementType();
-  PoolGeometry geo(op, op.getInput().getType(), result);
+  PoolGeometry window(op, op.getInput().getType(), result);
   Value input = op.getInput();
   Value maxima = filledTensor(rewriter, loc, result,
                               -std::numeric_limits<double>::infinity());
@@ -390,26 +394,26 @@ FailureOr<SmallVector<Value>> lowerMaxPool2d(MaxPool2dOp op,
   AffineMap outMap = loopsMap(context, 6, {0, 1, 2, 3});
   auto pooled = linalg::GenericOp::create(
       rewriter, loc, TypeRange{result, indicesType},
-      ValueRange{windowShape(rewriter, loc, geo.kernel, element)},
+      ValueRange{windowShape(rewriter, loc, window.kernel, element)},
       ValueRange{maxima, positions},
       {loopsMap(context, 6, {4, 5}), outMap, outMap}, iterators(4, 2),
       [&](OpBuilder &b, Location l, ValueRange args) {
         IndexBuilder ix{b, l};
         ScalarBuilder s{b, l, element};
-        Value h = ix.add(geo.windowStart(ix, 0, ix.loop(2)), ix.loop(4));
-        Value w = ix.add(geo.windowStart(ix, 1, ix.loop(3)), ix.loop(5));
+        Value h = ix.add(window.windowStart(ix, 0, ix.loop(2)), ix.loop(4));
+        Value w = ix.add(window.windowStart(ix, 1, ix.loop(3)), ix.loop(5));
         Value x = readClamped(ix, input, ix.loop(0), ix.loop(1), h, w);
         Value inside =
-            ix.both(ix.inRange(h, geo.height), ix.inRange(w, geo.width));
+            ix.both(ix.inRange(h, window.height), ix.inRange(w, window.width));
         Value max = args[1], position = args[2];
-        Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+        Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
                                             position, none);
         Value isNan =
             arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
         Value better = arith::OrIOp::create(
             b, l, arith::OrIOp::create(b, l, first, s.greater(x, max)), isNan);
         Value take = ix.both(inside, better);
-        Value here = ix.toI64(ix.add(ix.mul(h, geo.width), w));
+        Value here = ix.toI64(ix.add(ix.mul(h, window.width), w));
         linalg::YieldOp::create(
             b, l,
             ValueRange{s.select(take, x, max), s.select(take, here, position)});
@@ -425,12 +429,12 @@ FailureOr<SmallVector<Value>> lowerMaxPool2dGrad(MaxPool2dGradOp op,
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
   Type element = result.getElementType();
-  PoolGeometry geo(op, result, op.getGrad().getType());
+  PoolGeometry window(op, result, op.getGrad().getType());
   Value grad = op.getGrad(), indices = op.getIndices();
   return SmallVector<Value>{
       linalg::GenericOp::create(
           rewriter, loc, TypeRange{result},
-          ValueRange{windowShape(rewriter, loc, geo.kernel, element)},
+          ValueRange{windowShape(rewriter, loc, window.kernel, element)},
           ValueRange{filledTensor(rewriter, loc, result, 0.0)},
           {loopsMap(context, 6, {4, 5}), loopsMap(context, 6, {0, 1, 2, 3})},
           iterators(4, 2),
@@ -438,12 +442,12 @@ FailureOr<SmallVector<Value>> lowerMaxPool2dGrad(MaxPool2dGradOp op,
             IndexBuilder ix{b, l};
             ScalarBuilder s{b, l, element};
             Value h = ix.loop(2), w = ix.loop(3);
-            auto [oh, rowHit] = geo.origin(ix, 0, h, ix.loop(4));
-            auto [ow, columnHit] = geo.origin(ix, 1, w, ix.loop(5));
+            auto [oh, rowHit] = window.origin(ix, 0, h, ix.loop(4));
+            auto [ow, columnHit] = window.origin(ix, 1, w, ix.loop(5));
             Value n = ix.loop(0), c = ix.loop(1);
             Value chosen = readClamped(ix, indices, n, c, oh, ow);
             Value dy = readClamped(ix, grad, n, c, oh, ow);
-            Value here = ix.toI64(ix.add(ix.mul(h, geo.width), w));
+            Value here = ix.toI64(ix.add(ix.mul(h, window.width), w));
             Value hit =
                 ix.both(ix.both(rowHit, columnHit),
                         ix.compare(arith::CmpIPredicate::eq, chosen, here));
@@ -461,23 +465,23 @@ FailureOr<SmallVector<Value>> lowerAvgPool2d(AvgPool2dOp op,
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
   Type element = result.getElementType();
-  PoolGeometry geo(op, op.getInput().getType(), result);
+  PoolGeometry window(op, op.getInput().getType(), result);
   Value input = op.getInput();
   AffineMap outMap = loopsMap(context, 6, {0, 1, 2, 3});
   Value sums =
       linalg::GenericOp::create(
           rewriter, loc, TypeRange{result},
-          ValueRange{windowShape(rewriter, loc, geo.kernel, element)},
+          ValueRange{windowShape(rewriter, loc, window.kernel, element)},
           ValueRange{filledTensor(rewriter, loc, result, 0.0)},
           {loopsMap(context, 6, {4, 5}), outMap}, iterators(4, 2),
           [&](OpBuilder &b, Location l, ValueRange args) {
             IndexBuilder ix{b, l};
             ScalarBuilder s{b, l, element};
-            Value h = ix.add(geo.windowStart(ix, 0, ix.loop(2)), ix.loop(4));
-            Value w = ix.add(geo.windowStart(ix, 1, ix.loop(3)), ix.loop(5));
+            Value h = ix.add(window.windowStart(ix, 0, ix.loop(2)), ix.loop(4));
+            Value w = ix.add(window.windowStart(ix, 1, ix.loop(3)), ix.loop(5));
             Value x = readClamped(ix, input, ix.loop(0), ix.loop(1), h, w);
-            Value inside =
-                ix.both(ix.inRange(h, geo.height), ix.inRange(w, geo.width));
+            Value inside = ix.both(ix.inRange(h, window.height),
+                                   ix.inRange(w, window.width));
             Value acc = args[1];
             linalg::YieldOp::create(b, l, s.select(inside, s.add(acc, x), acc));
           })
@@ -492,7 +496,7 @@ FailureOr<SmallVector<Value>> lowerAvgPool2d(AvgPool2dOp op,
             IndexBuilder ix{b, l};
             ScalarBuilder s{b, l, element};
             Value divisor =
-                geo.divisor(ix, s, countIncludePad, ix.loop(2), ix.loop(3));
+                window.divisor(ix, s, countIncludePad, ix.loop(2), ix.loop(3));
             linalg::YieldOp::create(b, l, s.div(args[0], divisor));
           })
           .getResult(0)};
@@ -506,24 +510,24 @@ FailureOr<SmallVector<Value>> lowerAvgPool2dGrad(AvgPool2dGradOp op,
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
   Type element = result.getElementType();
-  PoolGeometry geo(op, result, op.getGrad().getType());
+  PoolGeometry window(op, result, op.getGrad().getType());
   Value grad = op.getGrad();
   bool countIncludePad = op.getCountIncludePad();
   return SmallVector<Value>{
       linalg::GenericOp::create(
           rewriter, loc, TypeRange{result},
-          ValueRange{windowShape(rewriter, loc, geo.kernel, element)},
+          ValueRange{windowShape(rewriter, loc, window.kernel, element)},
           ValueRange{filledTensor(rewriter, loc, result, 0.0)},
           {loopsMap(context, 6, {4, 5}), loopsMap(context, 6, {0, 1, 2, 3})},
           iterators(4, 2),
           [&](OpBuilder &b, Location l, ValueRange args) {
             IndexBuilder ix{b, l};
             ScalarBuilder s{b, l, element};
-            auto [oh, rowHit] = geo.origin(ix, 0, ix.loop(2), ix.loop(4));
-            auto [ow, columnHit] = geo.origin(ix, 1, ix.loop(3), ix.loop(5));
+            auto [oh, rowHit] = window.origin(ix, 0, ix.loop(2), ix.loop(4));
+            auto [ow, columnHit] = window.origin(ix, 1, ix.loop(3), ix.loop(5));
             Value dy = readClamped(ix, grad, ix.loop(0), ix.loop(1), oh, ow);
             Value share =
-                s.div(dy, geo.divisor(ix, s, countIncludePad, oh, ow));
+                s.div(dy, window.divisor(ix, s, countIncludePad, oh, ow));
             Value acc = args[1];
             linalg::YieldOp::create(
                 b, l,
@@ -631,32 +635,32 @@ struct ChannelStatistics {
 FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
                                              PatternRewriter &rewriter) {
   Location loc = op.getLoc();
-  ChannelStatistics st(op.getInput().getType());
-  double count = st.count, eps = op.getEps().convertToDouble();
+  ChannelStatistics stats(op.getInput().getType());
+  double count = stats.count, eps = op.getEps().convertToDouble();
   double momentum = op.getMomentum().convertToDouble();
   Value x = op.getInput();
-  Value sum = st.sum(rewriter, loc, x,
-                     [](ScalarBuilder &, ValueRange v) { return v[0]; });
-  Value mean = buildMap(rewriter, loc, st.kept, sum,
+  Value sum = stats.sum(rewriter, loc, x,
+                        [](ScalarBuilder &, ValueRange v) { return v[0]; });
+  Value mean = buildMap(rewriter, loc, stats.kept, sum,
                         [&](ScalarBuilder &s, ValueRange v) {
                           return s.div(v[0], s.constant(count));
                         });
   Value squares =
-      st.sum(rewriter, loc, {x, mean}, [](ScalarBuilder &s, ValueRange v) {
+      stats.sum(rewriter, loc, {x, mean}, [](ScalarBuilder &s, ValueRange v) {
         Value centered = s.sub(v[0], v[1]);
         return s.mul(centered, centered);
       });
   Value rstd = buildMap(
-      rewriter, loc, st.kept, squares, [&](ScalarBuilder &s, ValueRange v) {
+      rewriter, loc, stats.kept, squares, [&](ScalarBuilder &s, ValueRange v) {
         return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
       });
   SmallVector<Value> inputs = {x, mean, rstd};
   bool weight = bool(op.getWeight()), bias = bool(op.getBias());
   if (weight)
-    inputs.push_back(st.keep(rewriter, loc, op.getWeight()));
+    inputs.push_back(stats.keep(rewriter, loc, op.getWeight()));
   if (bias)
-    inputs.push_back(st.keep(rewriter, loc, op.getBias()));
-  Value y = buildMap(rewriter, loc, st.input, inputs,
+    inputs.push_back(stats.keep(rewriter, loc, op.getBias()));
+  Value y = buildMap(rewriter, loc, stats.input, inputs,
                      [&](ScalarBuilder &s, ValueRange v) {
                        Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
                        if (weight)
@@ -668,7 +672,7 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
   // PyTorch's update: momentum * batch + (1 - momentum) * running, with the
   // unbiased variance squares / (M - 1).
   auto update = [&](Value running, Value batch, double divisor) {
-    return buildMap(rewriter, loc, st.channels, {running, batch},
+    return buildMap(rewriter, loc, stats.channels, {running, batch},
                     [&](ScalarBuilder &s, ValueRange v) {
                       Value batchValue = s.div(v[1], s.constant(divisor));
                       return s.add(s.mul(s.constant(momentum), batchValue),
@@ -676,11 +680,12 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
                     });
   };
   Value newMean =
-      update(op.getRunningMean(), st.flatten(rewriter, loc, sum), count);
-  Value newVar =
-      update(op.getRunningVar(), st.flatten(rewriter, loc, squares), count - 1);
-  return SmallVector<Value>{y, st.flatten(rewriter, loc, mean),
-                            st.flatten(rewriter, loc, rstd), newMean, newVar};
+      update(op.getRunningMean(), stats.flatten(rewriter, loc, sum), count);
+  Value newVar = update(op.getRunningVar(),
+                        stats.flatten(rewriter, loc, squares), count - 1);
+  return SmallVector<Value>{y, stats.flatten(rewriter, loc, mean),
+                            stats.flatten(rewriter, loc, rstd), newMean,
+                            newVar};
 }
 
 FailureOr<SmallVector<Value>> lowerBatchNormGrad(BatchNormGradOp op,
@@ -689,23 +694,23 @@ FailureOr<SmallVector<Value>> lowerBatchNormGrad(BatchNormGradOp op,
   //   dx = (dy - sum(dy) / M - (x - mean) rstd^2 dotp / M) rstd w,
   //   dw = dotp rstd, db = sum(dy).
   Location loc = op.getLoc();
-  ChannelStatistics st(op.getInput().getType());
-  double count = st.count;
+  ChannelStatistics stats(op.getInput().getType());
+  double count = stats.count;
   bool weight = bool(op.getWeight());
-  Value mean = st.keep(rewriter, loc, op.getMean());
-  Value rstd = st.keep(rewriter, loc, op.getRstd());
+  Value mean = stats.keep(rewriter, loc, op.getMean());
+  Value rstd = stats.keep(rewriter, loc, op.getRstd());
   Value dy = op.getGrad(), x = op.getInput();
-  Value sumDy = st.sum(rewriter, loc, dy,
-                       [](ScalarBuilder &, ValueRange v) { return v[0]; });
-  Value dotp =
-      st.sum(rewriter, loc, {dy, x, mean}, [](ScalarBuilder &s, ValueRange v) {
-        return s.mul(v[0], s.sub(v[1], v[2]));
-      });
+  Value sumDy = stats.sum(rewriter, loc, dy,
+                          [](ScalarBuilder &, ValueRange v) { return v[0]; });
+  Value dotp = stats.sum(rewriter, loc, {dy, x, mean},
+                         [](ScalarBuilder &s, ValueRange v) {
+                           return s.mul(v[0], s.sub(v[1], v[2]));
+                         });
   SmallVector<Value> inputs = {dy, x, mean, rstd, sumDy, dotp};
   if (weight)
-    inputs.push_back(st.keep(rewriter, loc, op.getWeight()));
+    inputs.push_back(stats.keep(rewriter, loc, op.getWeight()));
   Value dx = buildMap(
-      rewriter, loc, st.input, inputs, [&](ScalarBuilder &s, ValueRange v) {
+      rewriter, loc, stats.input, inputs, [&](ScalarBuilder &s, ValueRange v) {
         Value meanDy = s.div(v[4], s.constant(count));
         Value k = s.div(s.mul(s.mul(v[5], v[3]), v[3]), s.constant(count));
         Value centered = s.mul(s.sub(v[1], v[2]), k);
@@ -713,24 +718,46 @@ FailureOr<SmallVector<Value>> lowerBatchNormGrad(BatchNormGradOp op,
         return weight ? s.mul(scaled, v[6]) : scaled;
       });
   Value dw = buildMap(
-      rewriter, loc, st.channels,
-      {st.flatten(rewriter, loc, dotp), op.getRstd()},
+      rewriter, loc, stats.channels,
+      {stats.flatten(rewriter, loc, dotp), op.getRstd()},
       [](ScalarBuilder &s, ValueRange v) { return s.mul(v[0], v[1]); });
-  return SmallVector<Value>{dx, dw, st.flatten(rewriter, loc, sumDy)};
+  return SmallVector<Value>{dx, dw, stats.flatten(rewriter, loc, sumDy)};
+}
+
+/// `lower` for ops whose operands and results all have static shapes: the
+/// lowerings take loop bounds, views and divisors from them. Other ops stay
+/// illegal, and the conversion reports them at their location.
+template <typename OpTy, LoweringFn<OpTy> lower>
+FailureOr<SmallVector<Value>> whenStatic(OpTy op, PatternRewriter &rewriter) {
+  auto isStatic = [](Type type) {
+    return cast<ShapedType>(type).hasStaticShape();
+  };
+  if (!llvm::all_of(op->getOperandTypes(), isStatic) ||
+      !llvm::all_of(op->getResultTypes(), isStatic))
+    return rewriter.notifyMatchFailure(op, "needs static shapes");
+  return lower(op, rewriter);
 }
 
 } // namespace
 
 void ckpt::populateVisionToLinalgPatterns(RewritePatternSet &patterns) {
-  addLowering<Conv2dOp>(patterns, lowerConv2d);
-  addLowering<Conv2dInputGradOp>(patterns, lowerConv2dInputGrad);
-  addLowering<Conv2dWeightGradOp>(patterns, lowerConv2dWeightGrad);
-  addLowering<MaxPool2dOp>(patterns, lowerMaxPool2d);
-  addLowering<MaxPool2dGradOp>(patterns, lowerMaxPool2dGrad);
-  addLowering<AvgPool2dOp>(patterns, lowerAvgPool2d);
-  addLowering<AvgPool2dGradOp>(patterns, lowerAvgPool2dGrad);
-  addLowering<UpsampleNearest2dOp>(patterns, lowerUpsampleNearest2d);
-  addLowering<UpsampleNearest2dGradOp>(patterns, lowerUpsampleNearest2dGrad);
-  addLowering<BatchNormOp>(patterns, lowerBatchNorm);
-  addLowering<BatchNormGradOp>(patterns, lowerBatchNormGrad);
+  addLowering<Conv2dOp>(patterns, whenStatic<Conv2dOp, lowerConv2d>);
+  addLowering<Conv2dInputGradOp>(
+      patterns, whenStatic<Conv2dInputGradOp, lowerConv2dInputGrad>);
+  addLowering<Conv2dWeightGradOp>(
+      patterns, whenStatic<Conv2dWeightGradOp, lowerConv2dWeightGrad>);
+  addLowering<MaxPool2dOp>(patterns, whenStatic<MaxPool2dOp, lowerMaxPool2d>);
+  addLowering<MaxPool2dGradOp>(patterns,
+                               whenStatic<MaxPool2dGradOp, lowerMaxPool2dGrad>);
+  addLowering<AvgPool2dOp>(patterns, whenStatic<AvgPool2dOp, lowerAvgPool2d>);
+  addLowering<AvgPool2dGradOp>(patterns,
+                               whenStatic<AvgPool2dGradOp, lowerAvgPool2dGrad>);
+  addLowering<UpsampleNearest2dOp>(
+      patterns, whenStatic<UpsampleNearest2dOp, lowerUpsampleNearest2d>);
+  addLowering<UpsampleNearest2dGradOp>(
+      patterns,
+      whenStatic<UpsampleNearest2dGradOp, lowerUpsampleNearest2dGrad>);
+  addLowering<BatchNormOp>(patterns, whenStatic<BatchNormOp, lowerBatchNorm>);
+  addLowering<BatchNormGradOp>(patterns,
+                               whenStatic<BatchNormGradOp, lowerBatchNormGrad>);
 }

@@ -808,12 +808,6 @@ LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-/// Checks the scale factors of nearest upsampling.
-static LogicalResult checkScale(std::optional<Location> loc, StringRef opName,
-                                ArrayRef<int64_t> scale) {
-  return checkPair(loc, opName, "scale", scale, 1);
-}
-
 LogicalResult UpsampleNearest2dOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
@@ -821,7 +815,7 @@ LogicalResult UpsampleNearest2dOp::inferReturnTypes(
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   ArrayRef<int64_t> scale = adaptor.getScale();
   if (failed(checkImage(loc, name, "input", input)) ||
-      failed(checkScale(loc, name, scale)))
+      failed(checkPair(loc, name, "scale", scale, 1)))
     return failure();
   SmallVector<int64_t> shape(input.getShape());
   for (int i = 0; i < 2; ++i) {
@@ -1102,7 +1096,7 @@ LogicalResult UpsampleNearest2dGradOp::inferReturnTypes(
   auto grad = cast<RankedTensorType>(adaptor.getGrad().getType());
   ArrayRef<int64_t> scale = adaptor.getScale();
   if (failed(checkImage(loc, name, "grad", grad)) ||
-      failed(checkScale(loc, name, scale)))
+      failed(checkPair(loc, name, "scale", scale, 1)))
     return failure();
   SmallVector<int64_t> shape(grad.getShape());
   static constexpr StringLiteral axes[] = {"height", "width"};

@@ -1,0 +1,86 @@
+// ckpt-to-linalg of the vision ops: gathers over the written elements and
+// the kernel offsets, reading images with tensor.extract at clamped
+// positions (no padded copies); groups are reshaped views.
+// RUN: ckpt-opt %s --ckpt-to-linalg -split-input-file | FileCheck %s
+
+// conv2d: weight [OC, C/G, KH, KW] viewed as [G, OC/G, C/G, KH, KW]; one
+// generic over n, g, o, oh, ow | cg, kh, kw starting at the broadcast
+// bias; reads in the padding leave the sum unchanged.
+// CHECK-DAG: #[[W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @conv
+//  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x9x9xf32> {{.*}}, %[[WT:.+]]: tensor<6x2x3x3xf32> {{.*}}, %[[B:.+]]: tensor<6xf32>
+//       CHECK:   %[[WV:.+]] = tensor.expand_shape %[[WT]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   %[[BV:.+]] = tensor.expand_shape %[[B]] {{\[}}[0, 1, 2, 3]] output_shape [2, 3, 1, 1]
+//       CHECK:   %[[INIT:.+]] = linalg.generic {{.*}} ins(%[[BV]] : tensor<2x3x1x1xf32>)
+//       CHECK:   %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+//  CHECK-SAME:     ins(%[[WV]] : tensor<2x3x2x3x3xf32>) outs(%[[INIT]] : tensor<2x2x3x4x4xf32>)
+//       CHECK:     arith.minsi
+//       CHECK:     arith.maxsi
+//       CHECK:     tensor.extract %[[X]]
+//       CHECK:     arith.select
+//       CHECK:   tensor.collapse_shape %[[SUM]] {{\[}}[0], [1, 2], [3], [4]] : tensor<2x2x3x4x4xf32> into tensor<2x6x4x4xf32>
+//   CHECK-NOT:   tensor.pad
+func.func @conv(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x4x4xf32> {
+  %y = ckpt.conv2d %x, %w bias %b stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
+      : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x4x4xf32>
+  return %y : tensor<2x6x4x4xf32>
+}
+
+// -----
+
+// The input gradient gathers, per input element, the output gradients of
+// the windows that read it: no scatter, no scf loop.
+// CHECK-LABEL: func.func @conv_input_grad
+//       CHECK:   linalg.fill
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+//  CHECK-SAME:     outs(%{{.+}} : tensor<2x2x2x9x9xf32>)
+//       CHECK:     arith.remsi
+//       CHECK:     tensor.extract %{{.+}} : tensor<2x6x4x4xf32>
+//       CHECK:   tensor.collapse_shape
+//   CHECK-NOT:   scf.for
+func.func @conv_input_grad(%dy: tensor<2x6x4x4xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x4x9x9xf32> {
+  %dx = ckpt.conv2d_input_grad %dy, %w stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
+      : (tensor<2x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<2x4x9x9xf32>
+  return %dx : tensor<2x4x9x9xf32>
+}
+
+// -----
+
+// max_pool2d: values from -inf and positions from -1 (none yet), over the
+// kernel loops, whose bounds come from an unread [KH, KW] tensor.
+// CHECK-DAG: #[[WINDOW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+// CHECK-LABEL: func.func @max_pool
+//   CHECK-DAG:   %[[NEG:.+]] = arith.constant 0xFF800000 : f32
+//   CHECK-DAG:   %[[NONE:.+]] = arith.constant -1 : i64
+//       CHECK:   %[[WIN:.+]] = tensor.empty() : tensor<3x3xf32>
+//       CHECK:   linalg.generic {indexing_maps = [#[[WINDOW]], {{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+//  CHECK-SAME:     ins(%[[WIN]] : tensor<3x3xf32>) outs(%{{.+}}, %{{.+}} : tensor<2x4x5x5xf32>, tensor<2x4x5x5xi64>)
+//       CHECK:     arith.cmpi eq, %{{.+}}, %[[NONE]] : i64
+//       CHECK:     arith.cmpf uno
+//       CHECK:     arith.cmpf ogt
+//       CHECK:     linalg.yield %{{.+}}, %{{.+}} : f32, i64
+func.func @max_pool(%x: tensor<2x4x9x9xf32>) -> (tensor<2x4x5x5xf32>, tensor<2x4x5x5xi64>) {
+  %y:2 = ckpt.max_pool2d %x kernel = [3, 3] stride = [2, 2] padding = [1, 1]
+      : (tensor<2x4x9x9xf32>) -> (tensor<2x4x5x5xf32>, tensor<2x4x5x5xi64>)
+  return %y#0, %y#1 : tensor<2x4x5x5xf32>, tensor<2x4x5x5xi64>
+}
+
+// -----
+
+// Nearest upsampling copies into [N, C, H, sh, W, sw] blocks, a view of
+// the result; its gradient sums the blocks.
+// CHECK-DAG: #[[SMALL:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)>
+// CHECK-LABEL: func.func @upsample
+//       CHECK:   %[[COPY:.+]] = linalg.generic {indexing_maps = [#[[SMALL]], {{.+}}]
+//  CHECK-SAME:     outs(%{{.+}} : tensor<2x4x3x2x3x3xf32>)
+//       CHECK:   tensor.collapse_shape %[[COPY]] {{\[}}[0], [1], [2, 3], [4, 5]] : tensor<2x4x3x2x3x3xf32> into tensor<2x4x6x9xf32>
+//       CHECK:   %[[BLOCKS:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1], [2, 3], [4, 5]] output_shape [2, 4, 3, 2, 3, 3]
+//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"]
+//  CHECK-SAME:     ins(%[[BLOCKS]] : tensor<2x4x3x2x3x3xf32>)
+func.func @upsample(%x: tensor<2x4x3x3xf32>, %dy: tensor<2x4x6x9xf32>) -> (tensor<2x4x6x9xf32>, tensor<2x4x3x3xf32>) {
+  %y = ckpt.upsample_nearest2d %x scale = [2, 3] : tensor<2x4x3x3xf32> -> tensor<2x4x6x9xf32>
+  %dx = ckpt.upsample_nearest2d_grad %dy scale = [2, 3] : tensor<2x4x6x9xf32> -> tensor<2x4x3x3xf32>
+  return %y, %dx : tensor<2x4x6x9xf32>, tensor<2x4x3x3xf32>
+}
