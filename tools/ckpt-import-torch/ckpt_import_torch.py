@@ -223,6 +223,10 @@ def _trace(module, example_inputs):
                 namespace[name] = tracer.traced_checkpoint
                 patched.append((namespace, name))
     torch.utils.checkpoint.checkpoint = tracer.traced_checkpoint
+    # Tracing runs the modules' forwards, and a training-mode batch norm's
+    # forward updates its running statistics in place; the import leaves
+    # the module's buffers as it found them.
+    buffers = [(b, b.clone()) for b in module.buffers()]
     try:
         with torch.no_grad():
             graph = tracer.trace(module)
@@ -234,6 +238,9 @@ def _trace(module, example_inputs):
         torch.utils.checkpoint.checkpoint = original
         for namespace, name in patched:
             namespace[name] = original
+        with torch.no_grad():
+            for buffer, value in buffers:
+                buffer.copy_(value)
     return torch.fx.GraphModule(tracer.root, graph), len(tracer.example_inputs)
 
 
@@ -374,7 +381,7 @@ class TorchImport:
         # Names of the nodes folded into constants.
         self.folded = folded
         # [(name, kind, numpy array)] in argument order; kind is "input",
-        # "constant" or "parameter".
+        # "parameter", "buffer" or "constant".
         self.arguments = arguments
 
     def write_weights(self, directory, with_inputs=False):
@@ -419,12 +426,14 @@ class _Importer:
         self.values = {n: n.meta["ckpt_value"] for n in self.graph.nodes}
         self.parameters = {id(p): name for name, p in
                            module.named_parameters()}
+        self.buffers = {id(b): name for name, b in module.named_buffers()}
         self.constant = self._find_constants()
         # (_Value, kind, array, attributes, name in the module)
         self.arguments = []
         self.env = {}  # node -> _Value or list of _Value
         self.names = set()
         self.param_values = {}  # id(parameter) -> _Value
+        self.buffer_values = {}  # id(buffer) -> _Value
         self.constant_arguments = {}  # folded value -> _Value
         self.scope = _Scope(captures=None)
         self.unsupported = []
@@ -528,6 +537,20 @@ class _Importer:
                 "parameter", " {ckpt.param}")
         return self._local(self.param_values[key])
 
+    def _buffer(self, buffer):
+        """A buffer the step reads and whose update it computes (batch
+        norm's running statistics): an argument without {ckpt.param}, as
+        it needs no gradient."""
+        key = id(buffer)
+        if key not in self.buffer_values:
+            # A copy: training the module later updates the buffer in
+            # place, and the arguments must hold the values it was
+            # imported with.
+            self.buffer_values[key] = self._argument(
+                self.buffers[key], buffer.detach().cpu().numpy().copy(),
+                buffer.dtype, "buffer")
+        return self._local(self.buffer_values[key])
+
     def _local(self, value):
         """`value` (defined in the function body) as seen from the current
         scope: inside a checkpoint region, through a block argument."""
@@ -542,14 +565,18 @@ class _Importer:
     # -- emitting --------------------------------------------------------------
 
     def _emit(self, node, text, results=1, dtype=None, shapes=None):
-        """Writes `%name = text loc(...)`; returns the result _Value(s)."""
+        """Writes `%name = text loc(...)`; returns the result _Value(s).
+        `dtype` is every result's element type, or a list of one per
+        result."""
         if shapes is None:
             value = self.values[node]
             shapes = [tuple(value.shape)]
             dtype = value.dtype
+        dtypes = dtype if isinstance(dtype, list) else [dtype] * len(shapes)
         name = self._fresh(node.name)
-        values = [_Value(name if results == 1 else f"{name}#{i}", shape, dtype)
-                  for i, shape in enumerate(shapes)]
+        values = [_Value(name if results == 1 else f"{name}#{i}", shape,
+                         element)
+                  for i, (shape, element) in enumerate(zip(shapes, dtypes))]
         lhs = f"%{name}" if results == 1 else f"%{name}:{results}"
         self.scope.lines.append(f"{lhs} = {text} {self._loc(node)}")
         return values[0] if results == 1 else values
@@ -591,10 +618,11 @@ class _Importer:
                 + (f"a tensor of shape {tuple(value.shape)}"
                    if isinstance(value, torch.Tensor) else type(value).__name__))
         loss = self._operand(result)
-        # Inputs, then parameters in the module's order, then folded
-        # constants.
-        order = {name: i for i, name in enumerate(self.parameters.values())}
-        kinds = ("input", "parameter", "constant")
+        # Inputs, then parameters and buffers in the module's order, then
+        # folded constants.
+        order = {name: i for i, name in enumerate(
+            list(self.parameters.values()) + list(self.buffers.values()))}
+        kinds = ("input", "parameter", "buffer", "constant")
         self.arguments.sort(key=lambda a: (kinds.index(a[1]),
                                            order.get(a[4], 0)))
         # Each argument's location is its name in the module (the
@@ -773,6 +801,19 @@ def _unary(mnemonic):
             raise _Unsupported("integer operand")
         return self._emit(node, f"ckpt.{mnemonic} %{x.name} : {x.type}")
     return convert
+
+
+def _relu(self, node, module=None):
+    inplace = module.inplace if module is not None else \
+        self.static(node, 1, "inplace", False)
+    source = node.args[0]
+    # The import writes a new value; that is PyTorch's in-place ReLU only
+    # while nothing else reads the value it overwrites.
+    if inplace and isinstance(source, torch.fx.Node) and \
+            len(source.users) > 1:
+        raise _Unsupported("inplace=True on a value other operations read "
+                           "too (use inplace=False)")
+    return _unary("relu")(self, node)
 
 
 def _gelu(self, node, module=None):
@@ -1182,11 +1223,245 @@ def _mse_loss(self, node):
                             f"{self._result_type(node)}")
 
 
+# -- convolution, pooling, batch norm, upsampling ------------------------------
+
+
+def _pair(value, name):
+    """A 2-D size given as one int or as two."""
+    if isinstance(value, int):
+        return (value, value)
+    if isinstance(value, (tuple, list)) and len(value) == 2 and \
+            all(isinstance(v, int) for v in value):
+        return tuple(value)
+    raise _Unsupported(f"{name}={value!r} (expected an int or two)")
+
+
+def _attributes(*attributes):
+    """` name = value` for each (name, value, default) whose value is not
+    the default: the ops print their defaults that way, omitted."""
+    text = ""
+    for name, value, default in attributes:
+        if value == default:
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, float):
+            value = _float_literal(value, torch.float64)
+        elif isinstance(value, tuple):
+            value = "[" + ", ".join(map(str, value)) + "]"
+        text += f" {name} = {value}"
+    return text
+
+
+def _window(kernel, stride, padding):
+    """A pooling window's attributes; the stride is written when it is not
+    the kernel size (the default of PyTorch and of the ops: None, or []
+    for torch.max_pool2d)."""
+    kernel = _pair(kernel, "kernel_size")
+    stride = _pair(stride, "stride") if stride not in (None, [], ()) \
+        else kernel
+    return f" kernel = [{kernel[0]}, {kernel[1]}]" + _attributes(
+        ("stride", stride, kernel),
+        ("padding", _pair(padding, "padding"), (0, 0)))
+
+
+def _require_images(x):
+    if len(x.shape) != 4:
+        raise _Unsupported(f"a rank-{len(x.shape)} input (only batched "
+                           "images, [N, C, H, W])")
+
+
+def _conv2d_op(self, node, x, weight, bias, stride, padding, dilation,
+               groups):
+    if isinstance(padding, str):
+        raise _Unsupported(f"padding='{padding}' (give the padding as "
+                           "numbers)")
+    _require_images(x)
+    operands = [x, weight] + ([bias] if bias is not None else [])
+    text = f"ckpt.conv2d %{x.name}, %{weight.name}"
+    if bias is not None:
+        text += f" bias %{bias.name}"
+    text += _attributes(("stride", _pair(stride, "stride"), (1, 1)),
+                        ("padding", _pair(padding, "padding"), (0, 0)),
+                        ("dilation", _pair(dilation, "dilation"), (1, 1)),
+                        ("groups", groups, 1))
+    return self._emit(node, f"{text} : ({', '.join(v.type for v in operands)})"
+                            f" -> {self._result_type(node)}")
+
+
+def _conv2d_module(self, node, module):
+    if module.padding_mode != "zeros":
+        raise _Unsupported(f"padding_mode='{module.padding_mode}' (only "
+                           "'zeros')")
+    bias = self._parameter(module.bias) if module.bias is not None else None
+    return _conv2d_op(self, node, self._operand(node.args[0]),
+                      self._parameter(module.weight), bias, module.stride,
+                      module.padding, module.dilation, module.groups)
+
+
+def _conv2d_function(self, node):
+    bias = self.arg(node, 2, "bias")
+    return _conv2d_op(
+        self, node, self._operand(node.args[0]),
+        self._operand(self.arg(node, 1, "weight")),
+        self._operand(bias) if bias is not None else None,
+        self.static(node, 3, "stride", 1), self.static(node, 4, "padding", 0),
+        self.static(node, 5, "dilation", 1), self.static(node, 6, "groups", 1))
+
+
+def _batch_norm_module(self, node, module):
+    if not module.track_running_stats:
+        raise _Unsupported("track_running_stats=False (only batch norm "
+                           "with running statistics)")
+    if module.momentum is None:
+        raise _Unsupported("momentum=None (a cumulative moving average)")
+    x = self._operand(node.args[0])
+    _require_images(x)
+    operands = [x]
+    text = f"ckpt.batch_norm %{x.name}"
+    if module.affine:
+        weight, bias = (self._parameter(module.weight),
+                        self._parameter(module.bias))
+        operands += [weight, bias]
+        text += f" weight %{weight.name} bias %{bias.name}"
+    mean, var = (self._buffer(module.running_mean),
+                 self._buffer(module.running_var))
+    operands += [mean, var]
+    channels = (x.shape[1],)
+    statistic = _tensor_type(channels, x.dtype)
+    # The updated running statistics are results (the step does not
+    # mutate its arguments); the batch mean and reciprocal standard
+    # deviation are what the gradient reads.
+    values = self._emit(
+        node, f"{text} running_mean %{mean.name} running_var %{var.name}" +
+              _attributes(("momentum", module.momentum, 0.1),
+                          ("eps", module.eps, 1e-5)) +
+              f" : ({', '.join(v.type for v in operands)}) -> "
+              f"({x.type}, {', '.join([statistic] * 4)})",
+        results=5, dtype=x.dtype, shapes=[x.shape] + [channels] * 4)
+    return values[0]
+
+
+def _max_pool2d_op(self, node, x, kernel, stride, padding, dilation,
+                   ceil_mode, return_indices):
+    if return_indices:
+        raise _Unsupported("return_indices=True")
+    if ceil_mode:
+        raise _Unsupported("ceil_mode=True")
+    if _pair(dilation, "dilation") != (1, 1):
+        raise _Unsupported(f"dilation={dilation!r} (only 1)")
+    _require_images(x)
+    y = self.values[node]
+    values = self._emit(
+        node, f"ckpt.max_pool2d %{x.name}" + _window(kernel, stride, padding) +
+              f" : ({x.type}) -> ({_tensor_type(y.shape, y.dtype)}, "
+              f"{_tensor_type(y.shape, torch.int64)})",
+        results=2, dtype=[y.dtype, torch.int64], shapes=[y.shape] * 2)
+    return values[0]
+
+
+def _max_pool2d_module(self, node, module):
+    return _max_pool2d_op(self, node, self._operand(node.args[0]),
+                          module.kernel_size, module.stride, module.padding,
+                          module.dilation, module.ceil_mode,
+                          module.return_indices)
+
+
+def _max_pool2d_function(self, node):
+    return _max_pool2d_op(
+        self, node, self._operand(node.args[0]),
+        self.static(node, 1, "kernel_size"), self.static(node, 2, "stride"),
+        self.static(node, 3, "padding", 0),
+        self.static(node, 4, "dilation", 1),
+        self.static(node, 5, "ceil_mode", False),
+        self.static(node, 6, "return_indices", False))
+
+
+def _avg_pool2d_op(self, node, x, kernel, stride, padding, ceil_mode,
+                   count_include_pad, divisor_override):
+    if ceil_mode:
+        raise _Unsupported("ceil_mode=True")
+    if divisor_override is not None:
+        raise _Unsupported("divisor_override")
+    _require_images(x)
+    return self._emit(
+        node, f"ckpt.avg_pool2d %{x.name}" + _window(kernel, stride, padding) +
+              _attributes(("count_include_pad", bool(count_include_pad),
+                           True)) +
+              f" : {x.type} -> {self._result_type(node)}")
+
+
+def _avg_pool2d_module(self, node, module):
+    return _avg_pool2d_op(self, node, self._operand(node.args[0]),
+                          module.kernel_size, module.stride, module.padding,
+                          module.ceil_mode, module.count_include_pad,
+                          module.divisor_override)
+
+
+def _avg_pool2d_function(self, node):
+    return _avg_pool2d_op(
+        self, node, self._operand(node.args[0]),
+        self.static(node, 1, "kernel_size"), self.static(node, 2, "stride"),
+        self.static(node, 3, "padding", 0),
+        self.static(node, 4, "ceil_mode", False),
+        self.static(node, 5, "count_include_pad", True),
+        self.static(node, 6, "divisor_override"))
+
+
+def _adaptive_avg_pool2d(self, node, *_):
+    x = self._operand(node.args[0])
+    _require_images(x)
+    y = self.values[node]
+    if tuple(y.shape[2:]) == (1, 1):
+        return self._emit(node, f"ckpt.reduce_mean %{x.name} dims = [2, 3] "
+                                f"keepdim : {x.type} -> "
+                                f"{self._result_type(node)}")
+    if any(size % pooled for size, pooled in zip(x.shape[2:], y.shape[2:])):
+        raise _Unsupported(f"an output size {tuple(y.shape[2:])} that does "
+                           f"not divide the input's {tuple(x.shape[2:])}")
+    # Pooled windows of an evenly divided input do not overlap: a plain
+    # average pool with the window as its stride.
+    window = tuple(size // pooled
+                   for size, pooled in zip(x.shape[2:], y.shape[2:]))
+    return self._emit(node, f"ckpt.avg_pool2d %{x.name}" +
+                      _window(window, window, 0) +
+                      f" : {x.type} -> {self._result_type(node)}")
+
+
+def _upsample_op(self, node, x, mode, scale_factor):
+    if mode != "nearest":
+        raise _Unsupported(f"mode='{mode}' (only 'nearest')")
+    _require_images(x)
+    factors = scale_factor if isinstance(scale_factor, (tuple, list)) \
+        else [scale_factor]
+    y = self.values[node]
+    if any(f is not None and not float(f).is_integer() for f in factors) or \
+            any(out % size for out, size in zip(y.shape[2:], x.shape[2:])):
+        raise _Unsupported("a scale that is not a whole number")
+    scale = tuple(out // size for out, size in zip(y.shape[2:], x.shape[2:]))
+    return self._emit(node, f"ckpt.upsample_nearest2d %{x.name} scale = "
+                            f"[{scale[0]}, {scale[1]}] : {x.type} -> "
+                            f"{self._result_type(node)}")
+
+
+def _upsample_module(self, node, module):
+    return _upsample_op(self, node, self._operand(node.args[0]), module.mode,
+                        module.scale_factor)
+
+
+def _interpolate(self, node):
+    if self.static(node, 6, "antialias", False):
+        raise _Unsupported("antialias=True")
+    return _upsample_op(self, node, self._operand(node.args[0]),
+                        self.static(node, 3, "mode", "nearest"),
+                        self.static(node, 2, "scale_factor"))
+
+
 _MODULE_CONVERTERS = [
     (torch.nn.Linear, _linear_module),
     (torch.nn.LayerNorm, _layer_norm_module),
     (torch.nn.GELU, _gelu),
-    (torch.nn.ReLU, _unary("relu")),
+    (torch.nn.ReLU, _relu),
     (torch.nn.SiLU, _unary("silu")),
     (torch.nn.Tanh, _unary("tanh")),
     (torch.nn.Sigmoid, _unary("sigmoid")),
@@ -1195,6 +1470,12 @@ _MODULE_CONVERTERS = [
     (torch.nn.Softmax, _softmax("softmax")),
     (torch.nn.LogSoftmax, _softmax("log_softmax")),
     (torch.nn.Identity, _identity),
+    (torch.nn.Conv2d, _conv2d_module),
+    (torch.nn.BatchNorm2d, _batch_norm_module),
+    (torch.nn.MaxPool2d, _max_pool2d_module),
+    (torch.nn.AvgPool2d, _avg_pool2d_module),
+    (torch.nn.AdaptiveAvgPool2d, _adaptive_avg_pool2d),
+    (torch.nn.Upsample, _upsample_module),
 ]
 
 _FUNCTION_CONVERTERS = {
@@ -1209,7 +1490,7 @@ _FUNCTION_CONVERTERS = {
     operator.getitem: _getitem,
     torch.exp: _unary("exp"), torch.log: _unary("log"),
     torch.tanh: _unary("tanh"), torch.sigmoid: _unary("sigmoid"),
-    torch.relu: _unary("relu"), F.relu: _unary("relu"),
+    torch.relu: _unary("relu"), F.relu: _relu,
     F.silu: _unary("silu"), F.gelu: _gelu, F.tanh: _unary("tanh"),
     F.sigmoid: _unary("sigmoid"),
     F.softmax: _softmax("softmax"), torch.softmax: _softmax("softmax"),
@@ -1226,6 +1507,11 @@ _FUNCTION_CONVERTERS = {
     torch.amax: _reduce("reduce_max"),
     F.cross_entropy: _cross_entropy, F.mse_loss: _mse_loss,
     torch.broadcast_to: _expand,
+    F.conv2d: _conv2d_function,
+    F.max_pool2d: _max_pool2d_function, torch.max_pool2d: _max_pool2d_function,
+    F.avg_pool2d: _avg_pool2d_function,
+    F.adaptive_avg_pool2d: _adaptive_avg_pool2d,
+    F.interpolate: _interpolate,
 }
 
 _METHOD_CONVERTERS = {

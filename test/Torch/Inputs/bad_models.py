@@ -51,3 +51,41 @@ class Unpacks(nn.Module):
         B, T, C = x.size()
         q, k, v = self.fc(x).split(C, dim=2)
         return (q * k + v).view(B * T, C).sum()
+
+
+class UnsupportedVision(nn.Module):
+    """Vision layers with options the ckpt ops lack; each reads the input
+    directly, so every one is reported."""
+
+    def __init__(self):
+        super().__init__()
+        self.reflect = nn.Conv2d(4, 4, 3, padding=1, padding_mode="reflect")
+        self.same = nn.Conv2d(4, 4, 3, padding="same")
+        self.cumulative = nn.BatchNorm2d(4, momentum=None)
+        self.untracked = nn.BatchNorm2d(4, track_running_stats=False)
+        self.ceil = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+        self.dilated = nn.MaxPool2d(2, dilation=2)
+        self.divisor = nn.AvgPool2d(2, divisor_override=3)
+        self.bilinear = nn.Upsample(scale_factor=2, mode="bilinear")
+        self.uneven = nn.AdaptiveAvgPool2d((3, 3))
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        outputs = [
+            self.reflect(x),
+            self.same(x),
+            F.conv2d(x, self.same.weight, padding="valid"),
+            self.cumulative(x),
+            self.untracked(x),
+            self.ceil(x),
+            self.dilated(x),
+            F.max_pool2d(x, 2, return_indices=True)[0],
+            F.avg_pool2d(x, 2, ceil_mode=True),
+            self.divisor(x),
+            self.bilinear(x),
+            F.interpolate(x, scale_factor=1.5),
+            self.uneven(x),
+        ]
+        h = x * 2
+        outputs.append(self.relu(h) + h)
+        return sum(o.sum() for o in outputs)

@@ -48,6 +48,7 @@ def pytorch_saved(imported, inputs):
     owners = {}  # storage address -> node name
     saved = {}  # storage address -> (saving node, tensor)
     parameters = {p.storage().data_ptr() for p in graph_module.parameters()}
+    buffers = {b.storage().data_ptr() for b in graph_module.buffers()}
     current = [None]
     # Node outputs stay alive to the end, so no later storage reuses the
     # address of one.
@@ -72,7 +73,8 @@ def pytorch_saved(imported, inputs):
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         Run(graph_module).run(*inputs)
-    activations, masks, scalars, constants, unfused = {}, {}, {}, {}, {}
+    activations, masks, scalars, constants, unfused, running = \
+        {}, {}, {}, {}, {}, {}
 
     def add(table, node, size):
         table[node] = table.get(node, 0) + size
@@ -86,6 +88,10 @@ def pytorch_saved(imported, inputs):
                 owner, size)
         elif tensor.dim() == 0:
             add(scalars, saver.name, size)
+        elif address in buffers:
+            # Batch norm keeps its running statistics for an eval-mode
+            # backward; in training mode its gradient reads the batch's.
+            add(running, saver.name, size)
         elif isinstance(saver.target, str) and saver.op == "call_module" \
                 and isinstance(graph_module.get_submodule(saver.target),
                                torch.nn.Dropout):
@@ -117,7 +123,9 @@ def pytorch_saved(imported, inputs):
                          "0-d scalars (ckpt: constants)": scalars,
                          "constants (ckpt: not activations)": constants,
                          "RMSNorm's intermediates (ckpt: one fused op)":
-                         unfused}
+                         unfused,
+                         "batch-norm running statistics (ckpt: arguments "
+                         "its gradient does not read)": running}
 
 
 def ckpt_saved(imported, report):
