@@ -744,7 +744,8 @@ def Ckpt_BatchNormOp : Ckpt_InferringOp<"batch_norm",
     `running_mean` and `running_var` and returns the updated statistics
     as new results, mutating nothing. Running it again (a recomputation
     during backward) therefore computes the same values and cannot update
-    the statistics twice; the training step decides what to do with them.
+    the statistics twice. A forward graph returns them after its loss, and
+    its training step returns them in turn (`ckpt-autodiff`).
     They have no gradient. All operands share one element type;
     `momentum` lies in `[0, 1]` (default 0.1) and `eps` is non-negative
     (default 1e-5).
