@@ -70,9 +70,33 @@ func.func @running_statistics_parameter(%x: tensor<4x2xf32>, %rm: tensor<2xf32> 
 
 // -----
 
-// expected-error @below {{'func.func' op must return one scalar floating-point loss (e.g. tensor<f32>) to be differentiated, but returns 'tensor<4xf32>'}}
+// expected-error @below {{'func.func' op must return a scalar floating-point loss (e.g. tensor<f32>) as its first result to be differentiated, but returns 'tensor<4xf32>'}}
 func.func @not_scalar(%w: tensor<4xf32> {ckpt.param}) -> tensor<4xf32> {
   return %w : tensor<4xf32>
+}
+
+// -----
+
+// The loss comes first; other results follow it.
+// expected-error @below {{'func.func' op must return a scalar floating-point loss (e.g. tensor<f32>) as its first result to be differentiated, but returns 'tensor<4xf32>', 'tensor<f32>'}}
+func.func @loss_second(%w: tensor<4xf32> {ckpt.param}) -> (tensor<4xf32>, tensor<f32>) {
+  %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
+  return %w, %l : tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op must return a scalar floating-point loss (e.g. tensor<f32>) as its first result to be differentiated, but returns nothing}}
+func.func @no_result(%w: tensor<4xf32> {ckpt.param}) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op result 1 must be a ranked tensor to be returned from the training step, but is '!ckpt.rng'}}
+func.func @state_result(%w: tensor<4xf32> {ckpt.param}, %rng: !ckpt.rng) -> (tensor<f32>, !ckpt.rng) {
+  %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
+  return %l, %rng : tensor<f32>, !ckpt.rng
 }
 
 // -----

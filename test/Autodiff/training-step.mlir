@@ -74,3 +74,47 @@ func.func @segment(%x: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %l = ckpt.reduce_sum %y : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// Results after the loss are auxiliary: the step returns them after the
+// loss and before the gradients, undifferentiated. %t depends on the
+// parameter but gets no tanh_grad; %m, which the loss also reads, gets the
+// loss's gradient only.
+// CHECK-LABEL: func.func @auxiliary_train
+//  CHECK-SAME:   (%[[X:.+]]: tensor<4xf32>, %[[W:.+]]: tensor<4xf32> {ckpt.param})
+//  CHECK-SAME:   -> (tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+//       CHECK:   %[[T:.+]] = ckpt.tanh %[[W]]
+//       CHECK:   %[[M:.+]] = ckpt.mul %[[X]], %[[W]]
+//       CHECK:   %[[L:.+]] = ckpt.reduce_sum %[[M]]
+//   CHECK-NOT:   ckpt.tanh_grad
+//       CHECK:   %[[DW:.+]] = ckpt.mul %{{.+}}, %[[X]] {ckpt.backward}
+//  CHECK-NEXT:   return %[[L]], %[[T]], %[[M]], %[[DW]] : tensor<f32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+func.func @auxiliary(%x: tensor<4xf32>, %w: tensor<4xf32> {ckpt.param})
+    -> (tensor<f32>, tensor<4xf32>, tensor<4xf32>) {
+  %t = ckpt.tanh %w : tensor<4xf32>
+  %m = ckpt.mul %x, %w : tensor<4xf32>
+  %l = ckpt.reduce_sum %m : tensor<4xf32> -> tensor<f32>
+  return %l, %t, %m : tensor<f32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// With random state the order is loss, auxiliary results, gradients, then
+// the advanced state; an auxiliary result may come from a segment.
+// CHECK-LABEL: func.func @auxiliary_state_train
+//  CHECK-SAME:   -> (tensor<f32>, tensor<4xf32>, tensor<4xf32>, !ckpt.rng)
+//       CHECK:   %[[D:.+]] = ckpt.checkpoint
+//       CHECK:   %[[L:.+]] = ckpt.reduce_sum %[[D]]
+//       CHECK:   %[[DW:.+]] = ckpt.dropout_grad
+//       CHECK:   %[[NEXT:.+]] = ckpt.rng_advance
+//  CHECK-NEXT:   return %[[L]], %[[D]], %[[DW]], %[[NEXT]] : tensor<f32>, tensor<4xf32>, tensor<4xf32>, !ckpt.rng
+func.func @auxiliary_state(%w: tensor<4xf32> {ckpt.param}, %rng: !ckpt.rng)
+    -> (tensor<f32>, tensor<4xf32>) {
+  %d = ckpt.checkpoint(%in = %w, %state = %rng) : (tensor<4xf32>, !ckpt.rng) -> tensor<4xf32> {
+    %y = ckpt.dropout %in rng %state offset = 0 p = 5.000000e-01 : tensor<4xf32>
+    ckpt.yield %y : tensor<4xf32>
+  }
+  %l = ckpt.reduce_sum %d : tensor<4xf32> -> tensor<f32>
+  return %l, %d : tensor<f32>, tensor<4xf32>
+}

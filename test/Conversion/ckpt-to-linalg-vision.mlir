@@ -1,6 +1,7 @@
 // ckpt-to-linalg of the vision ops: gathers over the written elements and
 // the kernel offsets, reading images with tensor.extract at clamped
-// positions (no padded copies); groups are reshaped views.
+// positions (no padded copies); groups are reshaped views. batch_norm sums
+// f32 channels in f64.
 // RUN: ckpt-opt %s --ckpt-to-linalg -split-input-file | FileCheck %s
 
 // conv2d: weight [OC, C/G, KH, KW] viewed as [G, OC/G, C/G, KH, KW]; one
@@ -83,4 +84,71 @@ func.func @upsample(%x: tensor<2x4x3x3xf32>, %dy: tensor<2x4x6x9xf32>) -> (tenso
   %y = ckpt.upsample_nearest2d %x scale = [2, 3] : tensor<2x4x3x3xf32> -> tensor<2x4x6x9xf32>
   %dx = ckpt.upsample_nearest2d_grad %dy scale = [2, 3] : tensor<2x4x6x9xf32> -> tensor<2x4x3x3xf32>
   return %y, %dx : tensor<2x4x6x9xf32>, tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// batch_norm on f32 sums each channel in f64, as PyTorch's CPU kernel does:
+// every element (or centred square) is extended to f64 and added in the
+// loop order, and each statistic is computed from the sums in f64 and
+// rounded to f32 once. The running statistics update from those.
+// CHECK-LABEL: func.func @batch_norm_f32
+//       CHECK:   %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]
+//  CHECK-SAME:     outs(%{{.+}} : tensor<1x3x1x1xf64>)
+//       CHECK:     ^bb0(%[[IN:.+]]: f32, %[[ACC:.+]]: f64):
+//       CHECK:       %[[WIDE:.+]] = arith.extf %[[IN]] : f32 to f64
+//       CHECK:       arith.addf %[[ACC]], %[[WIDE]] : f64
+//       CHECK:   %[[MEAN:.+]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
+//       CHECK:     arith.divf %{{.+}}, %{{.+}} : f64
+//       CHECK:     arith.truncf %{{.+}} : f64 to f32
+//       CHECK:   %[[SQUARES:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %[[MEAN]] : tensor<4x3x2x2xf32>, tensor<1x3x1x1xf32>) outs(%{{.+}} : tensor<1x3x1x1xf64>)
+//       CHECK:     arith.subf %{{.+}}, %{{.+}} : f32
+//       CHECK:     arith.mulf %{{.+}}, %{{.+}} : f32
+//       CHECK:     arith.extf %{{.+}} : f32 to f64
+//       CHECK:     arith.addf %{{.+}}, %{{.+}} : f64
+//       CHECK:   %[[RSTD:.+]] = linalg.generic {{.*}} ins(%[[SQUARES]] : tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
+//       CHECK:     math.sqrt %{{.+}} : f64
+//       CHECK:     arith.truncf %{{.+}} : f64 to f32
+//       CHECK:   %[[VAR:.+]] = linalg.generic {{.*}} ins(%[[SQUARES]] : tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
+//       CHECK:     arith.constant 1.500000e+01 : f64
+//       CHECK:     arith.truncf %{{.+}} : f64 to f32
+//       CHECK:   tensor.collapse_shape %[[MEAN]]
+//       CHECK:   tensor.collapse_shape %[[VAR]]
+// Its gradient's two sums too; they are rounded to f32 for the rest.
+//       CHECK:   %[[SUMDY:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<1x3x1x1xf64>)
+//       CHECK:     arith.extf %{{.+}} : f32 to f64
+//       CHECK:   %[[SUMDY32:.+]] = linalg.generic {{.*}} ins(%[[SUMDY]] : tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
+//       CHECK:     arith.truncf %{{.+}} : f64 to f32
+//       CHECK:   %[[DOTP:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<1x3x1x1xf64>)
+//       CHECK:     arith.extf %{{.+}} : f32 to f64
+//       CHECK:   %[[DOTP32:.+]] = linalg.generic {{.*}} ins(%[[DOTP]] : tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
+//       CHECK:     arith.truncf %{{.+}} : f64 to f32
+//       CHECK:   linalg.generic {{.*}} ins({{.*}}%[[SUMDY32]], %[[DOTP32]] : {{.*}}) outs(%{{.+}} : tensor<4x3x2x2xf32>)
+func.func @batch_norm_f32(%x: tensor<4x3x2x2xf32>, %rm: tensor<3xf32>, %rv: tensor<3xf32>, %dy: tensor<4x3x2x2xf32>)
+    -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x2x2xf32>) {
+  %y:5 = ckpt.batch_norm %x running_mean %rm running_var %rv
+      : (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
+      -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  %g:3 = ckpt.batch_norm_grad %dy, %x, %y#1, %y#2
+      : (tensor<4x3x2x2xf32>, tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
+      -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %y#0, %y#3, %y#4, %g#0 : tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x2x2xf32>
+}
+
+// -----
+
+// f64 sums stay in f64: nothing is extended or rounded.
+// CHECK-LABEL: func.func @batch_norm_f64
+//   CHECK-NOT:   arith.extf
+//   CHECK-NOT:   arith.truncf
+//       CHECK:   return
+func.func @batch_norm_f64(%x: tensor<4x3x2x2xf64>, %rm: tensor<3xf64>, %rv: tensor<3xf64>, %dy: tensor<4x3x2x2xf64>)
+    -> (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<4x3x2x2xf64>) {
+  %y:5 = ckpt.batch_norm %x running_mean %rm running_var %rv
+      : (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>)
+      -> (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>)
+  %g:3 = ckpt.batch_norm_grad %dy, %x, %y#1, %y#2
+      : (tensor<4x3x2x2xf64>, tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>)
+      -> (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>)
+  return %y#0, %y#3, %y#4, %g#0 : tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<4x3x2x2xf64>
 }

@@ -2,9 +2,9 @@
 //
 // Lowers a training step with ckpt-lower-to-llvm, JIT-compiles it, fills its
 // inputs deterministically from a seed (Philox4x32-10 from Random123),
-// runs it, and prints the loss, a checksum of every gradient, the peak heap
-// bytes the step really allocated next to the memory simulator's
-// prediction, and the step time.
+// runs it, and prints the loss, a checksum of the forward's other results
+// and of every gradient, the peak heap bytes the step really allocated next
+// to the memory simulator's prediction, and the step time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,8 +107,10 @@ static cl::opt<std::string> inputDir(
     cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> referenceDir(
     "reference",
-    cl::desc("Compare each gradient with DIR/gradN.npy (for example from an "
-             "f64 run of the same graph)"),
+    cl::desc("Compare each gradient with DIR/gradN.npy, and each result of "
+             "the forward function (the loss is result 0) with "
+             "DIR/resultK.npy where there is one (for example from an f64 "
+             "run of the same graph)"),
     cl::init(""), cl::cat(runCategory));
 static cl::opt<double> referenceTolerance(
     "reference-tolerance",
@@ -118,7 +120,9 @@ static cl::opt<double> referenceTolerance(
 static cl::opt<std::string>
     outDir("out",
            cl::desc("Write each gradient as DIR/grad<N>.npy, N the "
-                    "parameter's argument number"),
+                    "parameter's argument number, and each result of the "
+                    "forward function as DIR/result<K>.npy (the loss is "
+                    "result 0)"),
            cl::init(""), cl::cat(runCategory));
 
 namespace {
@@ -317,6 +321,23 @@ int main(int argc, char **argv) {
     if (step.getArgAttr(arg.getArgNumber(), ckpt::CkptDialect::kParamAttrName))
       paramArgs.push_back(arg.getArgNumber());
   bool trainingStep = step->hasAttr(ckpt::CkptDialect::kTrainingStepAttrName);
+  // A training step returns its forward function's results (the loss
+  // first), the gradient of every parameter in argument order, then its
+  // random states.
+  size_t forwardResults = 0;
+  if (trainingStep) {
+    size_t states = llvm::count(resultIsState, true);
+    if (results.size() < 1 + paramArgs.size() + states)
+      return fail("training step '" + name + "' returns " +
+                  Twine(results.size()) + " results, fewer than its loss, " +
+                  Twine(paramArgs.size()) + " gradients and " + Twine(states) +
+                  " random states");
+    forwardResults = results.size() - paramArgs.size() - states;
+  }
+  auto isGradient = [&](size_t index) {
+    return trainingStep && index >= forwardResults &&
+           index < forwardResults + paramArgs.size();
+  };
   // ckpt-autodiff names the step of @f @f_train.
   std::string forwardName;
   if (trainingStep && StringRef(name).ends_with("_train"))
@@ -544,10 +565,10 @@ int main(int argc, char **argv) {
   }
   // The same run without the gradients (and next random state) a training
   // step returns, as if they had existed before it: PyTorch's accounting
-  // when .grad buffers persist across steps.
+  // when .grad buffers persist across steps. The forward's results stay.
   std::vector<void *> returnedFromBackward;
   if (trainingStep)
-    for (const Buffer &buffer : ArrayRef(results).drop_front())
+    for (const Buffer &buffer : ArrayRef(results).drop_front(forwardResults))
       returnedFromBackward.push_back(buffer.allocated);
   uint64_t peakWithoutGradients =
       ckpt::runtime::getPeakExcluding(returnedFromBackward);
@@ -562,13 +583,8 @@ int main(int argc, char **argv) {
   }
 
   llvm::outs() << "function: @" << name << "\n";
-  if (trainingStep && !results.empty() && results.front().type.getRank() == 0)
-    llvm::outs() << "loss: " << llvm::format("%.9g", elementAt(results[0], 0))
-                 << "\n";
   double worstReference = 0;
   for (auto [index, buffer] : llvm::enumerate(results)) {
-    if (trainingStep && index == 0)
-      continue;
     if (resultIsState[index]) {
       const int64_t *state = reinterpret_cast<const int64_t *>(buffer.data());
       llvm::outs() << "next random state: seed " << state[0]
@@ -581,25 +597,38 @@ int main(int argc, char **argv) {
       sum += value;
       sumSquares += value * value;
     }
-    std::string label =
-        trainingStep && index - 1 < paramArgs.size()
-            ? "grad of argument " + std::to_string(paramArgs[index - 1])
-            : "result " + std::to_string(index);
-    llvm::outs() << label << ": sum " << llvm::format("%.9g", sum) << ", l2 "
-                 << llvm::format("%.9g", std::sqrt(sumSquares)) << "\n";
-    if (!referenceDir.empty() && trainingStep && index >= 1) {
-      SmallString<128> path(referenceDir);
-      llvm::sys::path::append(
-          path, "grad" + std::to_string(paramArgs[index - 1]) + ".npy");
+    // Gradients are named after their parameter's argument number, the
+    // forward's results after their result number.
+    std::string label, file;
+    if (isGradient(index)) {
+      std::string arg = std::to_string(paramArgs[index - forwardResults]);
+      label = "grad of argument " + arg;
+      file = "grad" + arg + ".npy";
+    } else if (trainingStep) {
+      label = "forward result " + std::to_string(index);
+      file = "result" + std::to_string(index) + ".npy";
+    } else {
+      label = "result " + std::to_string(index);
+    }
+    if (trainingStep && index == 0 && buffer.type.getRank() == 0)
+      llvm::outs() << "loss: " << llvm::format("%.9g", sum) << "\n";
+    else
+      llvm::outs() << label << ": sum " << llvm::format("%.9g", sum) << ", l2 "
+                   << llvm::format("%.9g", std::sqrt(sumSquares)) << "\n";
+    // Every gradient has a reference; the forward's results are compared
+    // where the reference has them.
+    SmallString<128> referencePath(referenceDir);
+    llvm::sys::path::append(referencePath, file);
+    if (!referenceDir.empty() && !file.empty() &&
+        (isGradient(index) || llvm::sys::fs::exists(referencePath))) {
       ckpt::runtime::NpyArray reference;
       std::string error;
-      if (!ckpt::runtime::readNpy(path.str().str(), reference, error))
+      if (!ckpt::runtime::readNpy(referencePath.str().str(), reference, error))
         return fail(error);
       if (ArrayRef<int64_t>(reference.shape) != buffer.type.getShape() ||
           (reference.dtype != "f4" && reference.dtype != "f8"))
-        return fail("'" + path +
-                    "' does not hold a float array of the "
-                    "gradient's shape");
+        return fail("'" + referencePath +
+                    "' does not hold a float array of the shape of " + label);
       double difference = 0, norm = 0;
       for (size_t i = 0, e = buffer.count(); i < e; ++i) {
         double expected =
@@ -616,12 +645,11 @@ int main(int argc, char **argv) {
       llvm::outs() << "  vs reference: relative L2 difference "
                    << llvm::format("%.3g", relative) << "\n";
     }
-    if (!outDir.empty() && trainingStep && index >= 1) {
+    if (!outDir.empty() && !file.empty()) {
       if (std::error_code error = llvm::sys::fs::create_directories(outDir))
         return fail("cannot create '" + outDir + "': " + error.message());
       SmallString<128> path(outDir);
-      llvm::sys::path::append(
-          path, "grad" + std::to_string(paramArgs[index - 1]) + ".npy");
+      llvm::sys::path::append(path, file);
       std::string error;
       std::vector<int64_t> shape(buffer.type.getShape().begin(),
                                  buffer.type.getShape().end());
@@ -688,7 +716,7 @@ int main(int argc, char **argv) {
       double analytic = 0, scale = 0;
       for (auto [p, arg] : llvm::enumerate(paramArgs)) {
         ckpt::runtime::PhiloxStream stream(seed + 1 + k, arg);
-        const Buffer &grad = results[p + 1];
+        const Buffer &grad = results[forwardResults + p];
         SmallVector<double> &v = direction.emplace_back();
         SmallVector<double> &x = original.emplace_back();
         for (size_t i = 0, e = grad.count(); i < e; ++i) {
@@ -716,11 +744,14 @@ int main(int argc, char **argv) {
       };
       auto lossAt = [&](double t) -> FailureOr<double> {
         moveParameters(t);
-        Buffer loss{results.front().type};
-        if (failed(invoke(forwardName, MutableArrayRef<Buffer>(loss))))
+        // The forward returns the loss and its other results.
+        SmallVector<Buffer> forward = llvm::map_to_vector(
+            ArrayRef(results).take_front(forwardResults),
+            [](const Buffer &result) { return Buffer{result.type}; });
+        if (failed(invoke(forwardName, forward)))
           return failure();
-        double value = elementAt(loss, 0);
-        release(MutableArrayRef<Buffer>(loss));
+        double value = elementAt(forward.front(), 0);
+        release(forward);
         return value;
       };
       double at[4];

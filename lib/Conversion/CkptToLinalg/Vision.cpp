@@ -5,7 +5,8 @@
 // with tensor.extract at computed positions. Padding needs no padded copy,
 // and gradients that are scatters in PyTorch (conv2d input, pooling) sum
 // in a fixed order with no write conflicts. batch_norm is layer_norm's
-// arithmetic over every dimension but the channels.
+// arithmetic over every dimension but the channels, with PyTorch's
+// accumulation: f32 sums per channel run in f64.
 //
 //===----------------------------------------------------------------------===//
 
@@ -593,13 +594,21 @@ lowerUpsampleNearest2dGrad(UpsampleNearest2dGradOp op,
 
 /// Per-channel statistics of an [N, C, ...] tensor: sums over every
 /// dimension but 1, kept with size 1 so pointwise maps broadcast them.
+/// PyTorch's CPU batch norm accumulates float sums in double (thousands of
+/// values per channel lose several digits in float), so f32 sums run in an
+/// f64 accumulator, element by element in a fixed order, and each
+/// statistic derived from them is rounded to f32 once.
 struct ChannelStatistics {
   explicit ChannelStatistics(RankedTensorType input)
       : input(input), channels(RankedTensorType::get({input.getDimSize(1)},
                                                      input.getElementType())) {
+    Type element = input.getElementType();
+    accumulator =
+        element.isF32() ? Float64Type::get(element.getContext()) : element;
     SmallVector<int64_t> shape(input.getRank(), 1);
     shape[1] = input.getDimSize(1);
-    kept = RankedTensorType::get(shape, input.getElementType());
+    kept = RankedTensorType::get(shape, element);
+    keptSums = RankedTensorType::get(shape, accumulator);
     count = 1;
     for (int64_t d = 0; d < input.getRank(); ++d)
       if (d != 1) {
@@ -608,9 +617,42 @@ struct ChannelStatistics {
       }
   }
 
-  /// Sum of term(elements) per channel, kept.
+  /// Sum of term(elements) per channel in the accumulator type, kept; the
+  /// term is computed in the element type.
   Value sum(OpBuilder &b, Location loc, ValueRange inputs, Formula term) const {
-    return buildSum(b, loc, input, inputs, reduced, kept, term);
+    Type element = input.getElementType();
+    return buildReduction(
+        b, loc, input, inputs, reduced, keptSums, 0.0,
+        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+          ScalarBuilder s{nb, nl, element};
+          Value value = term(s, args.drop_back());
+          if (accumulator != element)
+            value = arith::ExtFOp::create(nb, nl, accumulator, value);
+          return arith::AddFOp::create(nb, nl, args.back(), value);
+        });
+  }
+
+  /// formula(sums) per channel, computed in the accumulator type and
+  /// rounded to the element type, kept.
+  Value derive(OpBuilder &b, Location loc, Value sums, Formula formula) const {
+    return buildPointwise(
+        b, loc, kept, sums,
+        [&](OpBuilder &nb, Location nl, ValueRange v) -> Value {
+          ScalarBuilder s{nb, nl, accumulator};
+          Value value = formula(s, v);
+          Type element = kept.getElementType();
+          if (accumulator == element)
+            return value;
+          return arith::TruncFOp::create(nb, nl, element, value).getResult();
+        });
+  }
+
+  /// Sums rounded to the element type, kept.
+  Value round(OpBuilder &b, Location loc, Value sums) const {
+    if (accumulator == kept.getElementType())
+      return sums;
+    return derive(b, loc, sums,
+                  [](ScalarBuilder &, ValueRange v) { return v[0]; });
   }
 
   /// A [C] tensor as the kept shape.
@@ -627,7 +669,8 @@ struct ChannelStatistics {
         ArrayRef<ReassociationIndices>{dimRange(0, input.getRank())});
   }
 
-  RankedTensorType input, channels, kept;
+  RankedTensorType input, channels, kept, keptSums;
+  Type accumulator;
   SmallVector<int64_t> reduced;
   double count;
 };
@@ -641,18 +684,23 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
   Value x = op.getInput();
   Value sum = stats.sum(rewriter, loc, x,
                         [](ScalarBuilder &, ValueRange v) { return v[0]; });
-  Value mean = buildMap(rewriter, loc, stats.kept, sum,
-                        [&](ScalarBuilder &s, ValueRange v) {
-                          return s.div(v[0], s.constant(count));
-                        });
+  Value mean =
+      stats.derive(rewriter, loc, sum, [&](ScalarBuilder &s, ValueRange v) {
+        return s.div(v[0], s.constant(count));
+      });
   Value squares =
       stats.sum(rewriter, loc, {x, mean}, [](ScalarBuilder &s, ValueRange v) {
         Value centered = s.sub(v[0], v[1]);
         return s.mul(centered, centered);
       });
-  Value rstd = buildMap(
-      rewriter, loc, stats.kept, squares, [&](ScalarBuilder &s, ValueRange v) {
+  Value rstd =
+      stats.derive(rewriter, loc, squares, [&](ScalarBuilder &s, ValueRange v) {
         return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
+      });
+  // The unbiased variance squares / (M - 1), for the running variance.
+  Value variance =
+      stats.derive(rewriter, loc, squares, [&](ScalarBuilder &s, ValueRange v) {
+        return s.div(v[0], s.constant(count - 1));
       });
   SmallVector<Value> inputs = {x, mean, rstd};
   bool weight = bool(op.getWeight()), bias = bool(op.getBias());
@@ -669,20 +717,17 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
                          normalized = s.add(normalized, v.back());
                        return normalized;
                      });
-  // PyTorch's update: momentum * batch + (1 - momentum) * running, with the
-  // unbiased variance squares / (M - 1).
-  auto update = [&](Value running, Value batch, double divisor) {
-    return buildMap(rewriter, loc, stats.channels, {running, batch},
+  // PyTorch's update: momentum * batch + (1 - momentum) * running.
+  auto update = [&](Value running, Value batch) {
+    return buildMap(rewriter, loc, stats.channels,
+                    {running, stats.flatten(rewriter, loc, batch)},
                     [&](ScalarBuilder &s, ValueRange v) {
-                      Value batchValue = s.div(v[1], s.constant(divisor));
-                      return s.add(s.mul(s.constant(momentum), batchValue),
+                      return s.add(s.mul(s.constant(momentum), v[1]),
                                    s.mul(s.constant(1.0 - momentum), v[0]));
                     });
   };
-  Value newMean =
-      update(op.getRunningMean(), stats.flatten(rewriter, loc, sum), count);
-  Value newVar = update(op.getRunningVar(),
-                        stats.flatten(rewriter, loc, squares), count - 1);
+  Value newMean = update(op.getRunningMean(), mean);
+  Value newVar = update(op.getRunningVar(), variance);
   return SmallVector<Value>{y, stats.flatten(rewriter, loc, mean),
                             stats.flatten(rewriter, loc, rstd), newMean,
                             newVar};
@@ -700,12 +745,15 @@ FailureOr<SmallVector<Value>> lowerBatchNormGrad(BatchNormGradOp op,
   Value mean = stats.keep(rewriter, loc, op.getMean());
   Value rstd = stats.keep(rewriter, loc, op.getRstd());
   Value dy = op.getGrad(), x = op.getInput();
-  Value sumDy = stats.sum(rewriter, loc, dy,
-                          [](ScalarBuilder &, ValueRange v) { return v[0]; });
-  Value dotp = stats.sum(rewriter, loc, {dy, x, mean},
-                         [](ScalarBuilder &s, ValueRange v) {
-                           return s.mul(v[0], s.sub(v[1], v[2]));
-                         });
+  Value sumDy = stats.round(
+      rewriter, loc,
+      stats.sum(rewriter, loc, dy,
+                [](ScalarBuilder &, ValueRange v) { return v[0]; }));
+  Value dotp = stats.round(rewriter, loc,
+                           stats.sum(rewriter, loc, {dy, x, mean},
+                                     [](ScalarBuilder &s, ValueRange v) {
+                                       return s.mul(v[0], s.sub(v[1], v[2]));
+                                     }));
   SmallVector<Value> inputs = {dy, x, mean, rstd, sumDy, dotp};
   if (weight)
     inputs.push_back(stats.keep(rewriter, loc, op.getWeight()));

@@ -323,7 +323,8 @@ LogicalResult Differentiator::run() {
       return failure();
   }
 
-  SmallVector<Value> results = {loss};
+  // The loss, then the other forward results: they get no gradient.
+  SmallVector<Value> results(ret.getOperands());
   for (unsigned i = 0, e = step.getNumArguments(); i < e; ++i) {
     if (!isParameter(step, i))
       continue;
@@ -390,14 +391,28 @@ struct CkptAutodiffPass
     if (forward.isExternal())
       return forward.emitOpError("has no body to differentiate");
     FunctionType type = forward.getFunctionType();
-    auto loss = type.getNumResults() == 1
+    auto loss = type.getNumResults() > 0
                     ? dyn_cast<RankedTensorType>(type.getResult(0))
                     : RankedTensorType();
-    if (!loss || loss.getRank() != 0 || !isa<FloatType>(loss.getElementType()))
-      return forward.emitOpError()
-             << "must return one scalar floating-point loss (e.g. "
-                "tensor<f32>) to be differentiated, but returns "
-             << type.getResults();
+    if (!loss || loss.getRank() != 0 ||
+        !isa<FloatType>(loss.getElementType())) {
+      InFlightDiagnostic diag = forward.emitOpError()
+                                << "must return a scalar floating-point loss "
+                                   "(e.g. tensor<f32>) as its first result to "
+                                   "be differentiated, but returns ";
+      if (type.getNumResults() == 0)
+        return diag << "nothing";
+      return diag << type.getResults();
+    }
+    // Further results pass through the step unchanged; its runners and
+    // memory accounting take tensors.
+    for (auto [index, result] : llvm::enumerate(type.getResults()))
+      if (!isa<RankedTensorType>(result))
+        return forward.emitOpError()
+               << "result " << index
+               << " must be a ranked tensor to be returned from the training "
+                  "step, but is "
+               << result;
     std::string name = (forward.getSymName() + "_train").str();
     if (module.lookupSymbol(name))
       return forward.emitOpError()

@@ -744,10 +744,12 @@ def Ckpt_BatchNormOp : Ckpt_InferringOp<"batch_norm",
     `running_mean` and `running_var` and returns the updated statistics
     as new results, mutating nothing. Running it again (a recomputation
     during backward) therefore computes the same values and cannot update
-    the statistics twice; the training step decides what to do with them.
+    the statistics twice. A forward graph returns them after its loss, and
+    its training step returns them in turn (`ckpt-autodiff`).
     They have no gradient. All operands share one element type;
     `momentum` lies in `[0, 1]` (default 0.1) and `eps` is non-negative
-    (default 1e-5).
+    (default 1e-5). As in PyTorch's CPU kernel, the per-channel sums of
+    `f32` values accumulate in `f64`.
 
     Example:
 
@@ -1199,7 +1201,8 @@ def Ckpt_BatchNormGradOp : Ckpt_InferringOp<"batch_norm_grad", Ckpt_Costed> {
     from the gradient of its output, `grad`, and the forward `input`,
     `mean` and `rstd` (plus the `weight` when the forward op has one), as
     PyTorch's training-mode backward. The weight and bias gradients are
-    `[C]`; they are unused when the forward op has no weight or bias.
+    `[C]`; they are unused when the forward op has no weight or bias. The
+    per-channel sums of `f32` values accumulate in `f64`.
 
     Example:
 

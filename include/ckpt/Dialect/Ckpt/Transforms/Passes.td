@@ -49,11 +49,15 @@ def CkptAutodiffPass : Pass<"ckpt-autodiff", "::mlir::ModuleOp"> {
   let summary = "Builds the training step (forward + backward) of forward graphs";
   let description = [{
     For every forward graph — a `func.func @f` with `{ckpt.param}` arguments
-    that returns one scalar loss — adds `@f_train` with the same arguments,
-    returning the loss followed by the gradient of every parameter in
-    argument order. Its body is the forward ops in their original order,
-    then the backward ops (marked `ckpt.backward`) in reverse order, built
-    by each op's gradient rule (`GradientOpInterface`).
+    that returns a scalar loss first, optionally followed by further tensors
+    (auxiliary results, such as the updated running statistics of
+    `ckpt.batch_norm`) — adds `@f_train` with the same arguments, returning
+    the loss, then the auxiliary results in order, then the gradient of
+    every parameter in argument order (and, last, every random state
+    argument advanced past the counters one step draws). Its body
+    is the forward ops in their original order, then the backward ops
+    (marked `ckpt.backward`) in reverse order, built by each op's gradient
+    rule (`GradientOpInterface`).
 
     - Gradients of values with several uses are accumulated with
       `ckpt.add`.
@@ -62,6 +66,9 @@ def CkptAutodiffPass : Pass<"ckpt-autodiff", "::mlir::ModuleOp"> {
     - A parameter that does not influence the loss gets a zero gradient and
       a warning.
     - An op without a gradient rule on such a path is an error at the op.
+    - Auxiliary results are not differentiated: only the loss seeds the
+      backward ops, so they stay forward values that the step returns, live
+      until its end like the loss.
     - `ckpt.checkpoint` segments stay in the forward as segment markers;
       autodiff differentiates through them, and the forward values inside a
       segment that backward reads are returned from it as extra results, so
