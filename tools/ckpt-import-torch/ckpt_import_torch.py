@@ -374,8 +374,11 @@ class _Scope:
 class TorchImport:
     """One import: the MLIR text and the values of its arguments."""
 
-    def __init__(self, text, arguments, graph_module, folded):
+    def __init__(self, text, arguments, graph_module, folded, updated_buffers):
         self.text = text
+        # Names of the buffers whose updated values the function returns
+        # after the loss, in order (forward results 1, 2, ...).
+        self.updated_buffers = updated_buffers
         # The torch.fx trace; its node names name the MLIR ops' locations.
         self.graph_module = graph_module
         # Names of the nodes folded into constants.
@@ -434,6 +437,9 @@ class _Importer:
         self.names = set()
         self.param_values = {}  # id(parameter) -> _Value
         self.buffer_values = {}  # id(buffer) -> _Value
+        # id(buffer) -> its latest updated value, in order of first update:
+        # the step returns them after the loss.
+        self.buffer_updates = {}
         self.constant_arguments = {}  # folded value -> _Value
         self.scope = _Scope(captures=None)
         self.unsupported = []
@@ -540,8 +546,10 @@ class _Importer:
     def _buffer(self, buffer):
         """A buffer the step reads and whose update it computes (batch
         norm's running statistics): an argument without {ckpt.param}, as
-        it needs no gradient."""
+        it needs no gradient, or the value an earlier call updated it to."""
         key = id(buffer)
+        if key in self.buffer_updates:
+            return self._local(self.buffer_updates[key])
         if key not in self.buffer_values:
             # A copy: training the module later updates the buffer in
             # place, and the arguments must hold the values it was
@@ -631,15 +639,22 @@ class _Importer:
             f"%{v.name}: {v.type}{attributes} loc({_mlir_string(source)})"
             for v, _, _, attributes, source in self.arguments)
         body = "\n  ".join(self.scope.constant_lines + self.scope.lines)
+        # The loss, then the buffers' updated values (batch norm's running
+        # statistics), which the training step returns after the loss.
+        returned = [loss] + list(self.buffer_updates.values())
+        types = ", ".join(v.type for v in returned)
         text = (f"// Imported from PyTorch by ckpt-import-torch.\n"
                 f"func.func @{self.function_name}(\n    {arguments})\n"
-                f"    -> {loss.type} {{\n  {body}\n"
-                f"  return %{loss.name} : {loss.type}\n}}\n")
+                f"    -> {f'({types})' if len(returned) > 1 else types} {{\n"
+                f"  {body}\n"
+                f"  return {', '.join('%' + v.name for v in returned)} : "
+                f"{types}\n}}\n")
         return TorchImport(text, [(source, kind, array) for
                                   _, kind, array, _, source in self.arguments],
                            self.graph_module,
                            {n.name for n, folded in self.constant.items()
-                            if folded})
+                            if folded},
+                           [self.buffers[key] for key in self.buffer_updates])
 
     def _emit_nodes(self, nodes):
         index = 0
@@ -706,18 +721,23 @@ class _Importer:
                 return self._local(value)
 
         self.env = RegionEnv()
+        updates_before = dict(self.buffer_updates)
         try:
             for node in nodes:
                 self._emit_node(node)
             results = [self.env[n] for n in outputs]
         finally:
             region, self.scope, self.env = self.scope, outer, outer_env
+        # Buffers updated inside leave the region as results too.
+        updated = [key for key, value in self.buffer_updates.items()
+                   if updates_before.get(key) is not value]
         if any(value is _UNSUPPORTED for value in results):
             for node in outputs:
                 self.env[node] = _UNSUPPORTED
             return
         flat = [v for value in results
                 for v in (value if isinstance(value, list) else [value])]
+        flat += [self.buffer_updates[key] for key in updated]
         captured = list(region.captures.values())
         operands = ", ".join(f"%{inner.name} = %{self._local(value).name}"
                              for value, inner in captured)
@@ -738,6 +758,8 @@ class _Importer:
         for node, value in zip(outputs, results):
             self.env[node] = [next(made) for _ in value] \
                 if isinstance(value, list) else next(made)
+        for key in updated:
+            self.buffer_updates[key] = next(made)
 
     # -- op conversion -------------------------------------------------------
 
@@ -1339,6 +1361,8 @@ def _batch_norm_module(self, node, module):
               f" : ({', '.join(v.type for v in operands)}) -> "
               f"({x.type}, {', '.join([statistic] * 4)})",
         results=5, dtype=x.dtype, shapes=[x.shape] + [channels] * 4)
+    self.buffer_updates[id(module.running_mean)] = values[3]
+    self.buffer_updates[id(module.running_var)] = values[4]
     return values[0]
 
 
@@ -1605,12 +1629,23 @@ def _example_input(shape, dtype, bound):
 
 
 def _write_reference(module, inputs, result, directory):
-    """PyTorch's gradients for the example inputs as DIR/gradN.npy, N the
-    parameter's argument number (ckpt-run --reference DIR)."""
+    """PyTorch's loss and gradients for the example inputs as
+    DIR/result0.npy and DIR/gradN.npy, N the parameter's argument number,
+    and the buffers' updated values as DIR/resultK.npy, K = 1, 2, ... in
+    the order the function returns them (ckpt-run --reference DIR)."""
     module.zero_grad()
-    module(*inputs).backward()
+    loss = module(*inputs)
+    # Taken before backward: recomputing a checkpointed batch norm in
+    # PyTorch updates its running statistics a second time.
+    buffers = dict(module.named_buffers())
+    returned = [loss.detach().clone()] + [buffers[name].detach().clone()
+                                          for name in result.updated_buffers]
+    loss.backward()
     parameters = dict(module.named_parameters())
     os.makedirs(directory, exist_ok=True)
+    for position, value in enumerate(returned):
+        _atomic_write(os.path.join(directory, f"result{position}.npy"),
+                      lambda f, v=value: np.save(f, v.numpy()))
     for index, (name, kind, _) in enumerate(result.arguments):
         if kind == "parameter":
             gradient = parameters[name].grad
