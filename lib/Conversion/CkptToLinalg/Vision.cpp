@@ -639,19 +639,34 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
   double count = stats.count, eps = op.getEps().convertToDouble();
   double momentum = op.getMomentum().convertToDouble();
   Value x = op.getInput();
+  // PyTorch's update of the running statistics: momentum * batch +
+  // (1 - momentum) * running, with the unbiased variance squares / (M - 1).
+  // Each is made from its sum before the sum turns into the mean or rstd
+  // in place, so the op allocates nothing beyond its results.
+  auto update = [&](Value running, Value batch, double divisor) {
+    return buildMap(rewriter, loc, stats.channels,
+                    {running, stats.flatten(rewriter, loc, batch)},
+                    [&](ScalarBuilder &s, ValueRange v) {
+                      Value batchValue = s.div(v[1], s.constant(divisor));
+                      return s.add(s.mul(s.constant(momentum), batchValue),
+                                   s.mul(s.constant(1.0 - momentum), v[0]));
+                    });
+  };
   Value sum = stats.sum(rewriter, loc, x,
                         [](ScalarBuilder &, ValueRange v) { return v[0]; });
-  Value mean = buildMap(rewriter, loc, stats.kept, sum,
-                        [&](ScalarBuilder &s, ValueRange v) {
-                          return s.div(v[0], s.constant(count));
-                        });
+  Value newMean = update(op.getRunningMean(), sum, count);
+  Value mean = buildMapInPlace(rewriter, loc, sum, {},
+                               [&](ScalarBuilder &s, ValueRange v) {
+                                 return s.div(v[0], s.constant(count));
+                               });
   Value squares =
       stats.sum(rewriter, loc, {x, mean}, [](ScalarBuilder &s, ValueRange v) {
         Value centered = s.sub(v[0], v[1]);
         return s.mul(centered, centered);
       });
-  Value rstd = buildMap(
-      rewriter, loc, stats.kept, squares, [&](ScalarBuilder &s, ValueRange v) {
+  Value newVar = update(op.getRunningVar(), squares, count - 1);
+  Value rstd = buildMapInPlace(
+      rewriter, loc, squares, {}, [&](ScalarBuilder &s, ValueRange v) {
         return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
       });
   SmallVector<Value> inputs = {x, mean, rstd};
@@ -669,20 +684,6 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
                          normalized = s.add(normalized, v.back());
                        return normalized;
                      });
-  // PyTorch's update: momentum * batch + (1 - momentum) * running, with the
-  // unbiased variance squares / (M - 1).
-  auto update = [&](Value running, Value batch, double divisor) {
-    return buildMap(rewriter, loc, stats.channels, {running, batch},
-                    [&](ScalarBuilder &s, ValueRange v) {
-                      Value batchValue = s.div(v[1], s.constant(divisor));
-                      return s.add(s.mul(s.constant(momentum), batchValue),
-                                   s.mul(s.constant(1.0 - momentum), v[0]));
-                    });
-  };
-  Value newMean =
-      update(op.getRunningMean(), stats.flatten(rewriter, loc, sum), count);
-  Value newVar = update(op.getRunningVar(),
-                        stats.flatten(rewriter, loc, squares), count - 1);
   return SmallVector<Value>{y, stats.flatten(rewriter, loc, mean),
                             stats.flatten(rewriter, loc, rstd), newMean,
                             newVar};
@@ -717,11 +718,13 @@ FailureOr<SmallVector<Value>> lowerBatchNormGrad(BatchNormGradOp op,
         Value scaled = s.mul(s.sub(s.sub(v[0], meanDy), centered), v[3]);
         return weight ? s.mul(scaled, v[6]) : scaled;
       });
-  Value dw = buildMap(
-      rewriter, loc, stats.channels,
-      {stats.flatten(rewriter, loc, dotp), op.getRstd()},
-      [](ScalarBuilder &s, ValueRange v) { return s.mul(v[0], v[1]); });
-  return SmallVector<Value>{dx, dw, stats.flatten(rewriter, loc, sumDy)};
+  // dw in the buffer of dotp once dx has read it: the op allocates nothing
+  // beyond its results.
+  Value dw = buildMapInPlace(
+      rewriter, loc, dotp, rstd,
+      [](ScalarBuilder &s, ValueRange v) { return s.mul(v[1], v[0]); });
+  return SmallVector<Value>{dx, stats.flatten(rewriter, loc, dw),
+                            stats.flatten(rewriter, loc, sumDy)};
 }
 
 /// `lower` for ops whose operands and results all have static shapes: the
