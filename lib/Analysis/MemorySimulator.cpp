@@ -4,7 +4,8 @@
 // inline), resolves aliases (segment block arguments and results stand for
 // other values; a reshape is a view of its input's buffer, as bufferization
 // makes it), computes each buffer's last use, then replays the sequence
-// adding new buffers and removing dead ones.
+// adding new buffers and removing dead ones. An op's scratch bytes (what its
+// lowering allocates besides its results) count while it runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,13 +93,13 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
   MemoryPeak peak;
   DenseMap<Value, std::pair<size_t, LiveValue>> live;
   size_t made = 0;
-  uint64_t liveBytes = 0, liveGradientBytes = 0;
+  uint64_t liveBytes = 0, liveGradientBytes = 0, scratchBytes = 0;
   auto replay = [&](std::optional<size_t> until,
                     llvm::function_ref<void(Operation *)> observe)
       -> LogicalResult {
     live.clear();
     made = 0;
-    liveBytes = liveGradientBytes = 0;
+    liveBytes = liveGradientBytes = scratchBytes = 0;
     for (BlockArgument arg : entry.getArguments()) {
       FailureOr<uint64_t> bytes = getValueBytes(arg, func);
       if (failed(bytes))
@@ -122,9 +123,14 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
         if (kind == ValueKind::Gradient)
           liveGradientBytes += heapBytes;
       }
+      auto costed = dyn_cast<CostOpInterface>(op);
+      scratchBytes = costed ? costed.getScratchBytes() : 0;
+      liveBytes = llvm::SaturatingAdd(liveBytes, scratchBytes);
       observe(op);
       if (until == index)
         return success();
+      liveBytes -= scratchBytes;
+      scratchBytes = 0;
       // Free what this op was the last to use, and results nobody uses.
       SmallVector<Value> dead;
       for (Value operand : op->getOperands()) {
@@ -181,6 +187,9 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
       peak.live.push_back(value);
       peak.bytesByKind[static_cast<size_t>(value.kind)] += value.bytes;
     }
+    peak.scratchBytes = scratchBytes;
+    peak.bytesByKind[static_cast<size_t>(ValueKind::Temporary)] +=
+        scratchBytes;
   });
   return peak;
 }

@@ -61,6 +61,30 @@ TEST_F(MemorySimulatorTest, ResultsAndOperandsCoexistThenDeadValuesAreFreed) {
   EXPECT_EQ(peak->live.size(), 4u);
 }
 
+TEST_F(MemorySimulatorTest, ScratchBytesAreLiveWhileTheirOpRuns) {
+  // x: 96 B ([8, 3] f32), live throughout. softmax allocates s (96 B) and,
+  // while it runs, two statistics per row (2 * 8 * 4 = 64 B): 256, the
+  // peak. The scratch is gone when reduce_sum allocates r (32 B) next to s:
+  // 224.
+  func::FuncOp func = parse(R"mlir(
+    func.func @f(%x: tensor<8x3xf32>) -> tensor<8xf32> {
+      %s = ckpt.softmax %x dim = 1 : tensor<8x3xf32>
+      %r = ckpt.reduce_sum %s dims = [1] : tensor<8x3xf32> -> tensor<8xf32>
+      return %r : tensor<8xf32>
+    })mlir");
+  FailureOr<MemoryPeak> peak = simulateMemory(func);
+  ASSERT_TRUE(succeeded(peak));
+  EXPECT_EQ(peak->bytes, 256u);
+  EXPECT_EQ(peak->op->getName().getStringRef(), "ckpt.softmax");
+  EXPECT_EQ(peak->scratchBytes, 64u);
+  // The scratch counts as temporaries; the values live are x and s.
+  EXPECT_EQ(peak->getBytes(ValueKind::Temporary), 64u);
+  EXPECT_EQ(peak->getBytes(ValueKind::Activation), 192u);
+  EXPECT_EQ(peak->live.size(), 2u);
+  EXPECT_EQ(SmallVector<uint64_t>(peak->timeline),
+            (SmallVector<uint64_t>{96, 256, 224}));
+}
+
 TEST_F(MemorySimulatorTest, ReshapesAreViewsAndConstantsAreGlobal) {
   // x: 64 B. The constant takes no heap bytes; the reshape is a view of x.
   // mul allocates 64 B: 128 is the peak.

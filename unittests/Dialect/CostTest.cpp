@@ -112,6 +112,34 @@ TEST_F(CostTest, PoolingCountsTheWindow) {
   EXPECT_EQ(
       cast<ckpt::CostOpInterface>(maxPool.getOperation()).getBytesWritten(),
       outputs * 4 + outputs * 8);
+  // The lowering's [3, 3] window tensor is scratch; upsampling has none.
+  auto scratch = [](Operation *op) {
+    return cast<ckpt::CostOpInterface>(op).getScratchBytes();
+  };
+  for (Operation *op : {maxPool.getOperation(), avgPool.getOperation(),
+                        maxGrad.getOperation(), avgGrad.getOperation()})
+    EXPECT_EQ(scratch(op), 9u * 4);
+  EXPECT_EQ(scratch(upsample), 0u);
+}
+
+TEST_F(CostTest, RowStatisticsAreScratch) {
+  // [6, 5] logits or scores, rows along dimension 1: softmax keeps the
+  // maximum and the sum of exponentials per row (2 * 6 * 4 B), its gradient
+  // one sum, cross-entropy also the label's logit.
+  ValueRange args = arguments(
+      {f32({6, 5}), RankedTensorType::get({6}, builder.getI64Type())});
+  Location loc = builder.getUnknownLoc();
+  auto scratch = [](Operation *op) {
+    return cast<ckpt::CostOpInterface>(op).getScratchBytes();
+  };
+  auto softmax = ckpt::SoftmaxOp::create(builder, loc, args[0], 1);
+  auto softmaxGrad =
+      ckpt::SoftmaxGradOp::create(builder, loc, args[0], softmax, 1);
+  auto crossEntropy =
+      ckpt::CrossEntropyOp::create(builder, loc, args[0], args[1]);
+  EXPECT_EQ(scratch(softmax), 2u * 6 * 4);
+  EXPECT_EQ(scratch(softmaxGrad), 6u * 4);
+  EXPECT_EQ(scratch(crossEntropy), 3u * 6 * 4);
 }
 
 TEST_F(CostTest, BatchNormScalesByElements) {

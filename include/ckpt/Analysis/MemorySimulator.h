@@ -6,7 +6,9 @@
 // summed live bytes, where it occurs and what is live there. Arguments are
 // live throughout and returned values until the end; constants are globals
 // and take no heap bytes; a reshape is a view of its input. An op's operands
-// and results are live together while it runs.
+// and results are live together while it runs, with the scratch bytes its
+// lowering allocates besides its results (CostOpInterface::getScratchBytes:
+// row statistics, pooling windows).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +34,10 @@ struct MemoryPeak {
   mlir::Operation *op = nullptr;
   /// What is live at the peak, in program order of definition.
   llvm::SmallVector<LiveValue> live;
-  /// Live bytes at the peak per ValueKind.
+  /// Scratch bytes of the op running at the peak, part of `bytes`.
+  uint64_t scratchBytes = 0;
+  /// Live bytes at the peak per ValueKind; the scratch bytes count as
+  /// temporaries.
   std::array<uint64_t, 5> bytesByKind = {};
   /// The most live bytes at any point not counting the gradients the step
   /// returns: the peak when gradients accumulate into buffers that exist

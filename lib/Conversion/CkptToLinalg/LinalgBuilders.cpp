@@ -153,6 +153,27 @@ Value ckpt::buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
                         });
 }
 
+Value ckpt::buildMapInPlace(OpBuilder &b, Location loc, Value value,
+                            ValueRange inputs, Formula formula) {
+  auto type = cast<RankedTensorType>(value.getType());
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(broadcastMap(context, type.getShape(),
+                                cast<RankedTensorType>(input.getType())));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(type.getRank(), context));
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, inputs, ValueRange{value}, maps,
+             iterators,
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               ScalarBuilder s{nested, nestedLoc, type.getElementType()};
+               linalg::YieldOp::create(nested, nestedLoc, formula(s, args));
+             })
+      .getResult(0);
+}
+
 Value ckpt::buildSum(OpBuilder &b, Location loc,
                      RankedTensorType iterationType, ValueRange inputs,
                      ArrayRef<int64_t> dims, RankedTensorType resultType,

@@ -77,6 +77,15 @@ mlir::Value buildMap(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::RankedTensorType resultType, mlir::ValueRange inputs,
                      Formula formula);
 
+/// `formula(inputs, value)` elementwise (`inputs` broadcast to `value`'s
+/// shape, then `value`), written over `value` itself: bufferization reuses
+/// its buffer when nothing reads the old value later (the lowering emits
+/// those reads first), so a statistic turns into the next one without a
+/// second buffer of its size.
+mlir::Value buildMapInPlace(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value value, mlir::ValueRange inputs,
+                            Formula formula);
+
 /// The sum over `dims` of `term(elements)`, as buildReduction shapes it.
 mlir::Value buildSum(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::RankedTensorType iterationType,

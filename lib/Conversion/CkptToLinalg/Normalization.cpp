@@ -3,7 +3,10 @@
 // Statistics are reductions over the trailing (normalised) dimensions kept
 // with size 1, so pointwise maps broadcast them back over the rows; weight
 // and bias gradients are reductions over the leading dimensions. The
-// gradient formulas are PyTorch's.
+// gradient formulas are PyTorch's. The buffers a lowering allocates beyond
+// the op's results are what the op declares as scratch (getScratchBytes):
+// a sum becomes the statistic it yields in place, and the results come
+// first, so the scratch is live together with all of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,15 +51,15 @@ struct Normalized {
   }
 
   /// 1 / sqrt(mean of square(elements) over the normalised dimensions + eps),
-  /// per row.
+  /// per row, in the buffer of the sum of squares.
   Value reciprocalStd(OpBuilder &b, Location loc, ValueRange inputs, double eps,
                       Formula square) const {
     Value squares = rowSum(b, loc, inputs, square);
-    return buildMap(b, loc, statistics, squares,
-                    [&](ScalarBuilder &s, ValueRange v) {
-                      return s.rsqrt(s.add(s.div(v[0], s.constant(count)),
-                                           s.constant(eps)));
-                    });
+    return buildMapInPlace(
+        b, loc, squares, {}, [&](ScalarBuilder &s, ValueRange v) {
+          return s.rsqrt(
+              s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
+        });
   }
 
   RankedTensorType input, statistics, affine;
@@ -73,10 +76,10 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(LayerNormOp op,
   Value x = op.getInput();
   Value sum = n.rowSum(rewriter, loc, x,
                        [](ScalarBuilder &, ValueRange v) { return v[0]; });
-  Value mean = buildMap(rewriter, loc, n.statistics, sum,
-                        [&](ScalarBuilder &s, ValueRange v) {
-                          return s.div(v[0], s.constant(count));
-                        });
+  Value mean = buildMapInPlace(rewriter, loc, sum, {},
+                               [&](ScalarBuilder &s, ValueRange v) {
+                                 return s.div(v[0], s.constant(count));
+                               });
   Value rstd = n.reciprocalStd(rewriter, loc, {x, mean}, eps,
                                [](ScalarBuilder &s, ValueRange v) {
                                  Value centered = s.sub(v[0], v[1]);
@@ -140,6 +143,14 @@ FailureOr<SmallVector<Value>> lowerLayerNormGrad(LayerNormGradOp op,
   auto xhat = [](ScalarBuilder &s, ValueRange v) {
     return s.mul(s.sub(v[1], v[2]), v[3]);
   };
+  // The weight and bias gradients first: the row sums dx reads are the
+  // op's scratch, live together with every result.
+  Value dw =
+      n.columnSum(rewriter, loc, base, [&](ScalarBuilder &s, ValueRange v) {
+        return s.mul(v[0], xhat(s, v));
+      });
+  Value db = n.columnSum(rewriter, loc, op.getGrad(),
+                         [](ScalarBuilder &, ValueRange v) { return v[0]; });
   Value sumG = n.rowSum(rewriter, loc, base, g);
   Value sumGX =
       n.rowSum(rewriter, loc, base, [&](ScalarBuilder &s, ValueRange v) {
@@ -153,12 +164,6 @@ FailureOr<SmallVector<Value>> lowerLayerNormGrad(LayerNormGradOp op,
         Value c = s.div(v.back(), s.constant(count));
         return s.mul(v[3], s.sub(s.sub(g(s, v), a), s.mul(xhat(s, v), c)));
       });
-  Value dw =
-      n.columnSum(rewriter, loc, base, [&](ScalarBuilder &s, ValueRange v) {
-        return s.mul(v[0], xhat(s, v));
-      });
-  Value db = n.columnSum(rewriter, loc, op.getGrad(),
-                         [](ScalarBuilder &, ValueRange v) { return v[0]; });
   return SmallVector<Value>{dx, dw, db};
 }
 
@@ -176,6 +181,12 @@ FailureOr<SmallVector<Value>> lowerRmsNormGrad(RmsNormGradOp op,
   auto g = [weight](ScalarBuilder &s, ValueRange v) {
     return weight ? s.mul(v[0], v[3]) : v[0];
   };
+  // The weight gradient first: the row sum dx reads is the op's scratch,
+  // live together with both results.
+  Value dw =
+      n.columnSum(rewriter, loc, base, [](ScalarBuilder &s, ValueRange v) {
+        return s.mul(v[0], s.mul(v[1], v[2]));
+      });
   Value sumGX =
       n.rowSum(rewriter, loc, base, [&](ScalarBuilder &s, ValueRange v) {
         return s.mul(g(s, v), v[1]);
@@ -188,10 +199,6 @@ FailureOr<SmallVector<Value>> lowerRmsNormGrad(RmsNormGradOp op,
         Value c = s.div(v.back(), s.constant(count));
         Value correction = s.mul(v[1], s.mul(s.mul(rstd, rstd), c));
         return s.mul(rstd, s.sub(g(s, v), correction));
-      });
-  Value dw =
-      n.columnSum(rewriter, loc, base, [](ScalarBuilder &s, ValueRange v) {
-        return s.mul(v[0], s.mul(v[1], v[2]));
       });
   return SmallVector<Value>{dx, dw};
 }

@@ -3,6 +3,8 @@
 // Reductions are linalg.generic ops with reduction iterators; softmax-like
 // ops and losses are a few of them combined with pointwise maps, keeping
 // the reduced dimensions (size 1) so the pointwise maps broadcast them back.
+// A mean divides its sum in place; the per-row statistics besides are the
+// scratch the op declares (getScratchBytes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,11 +73,10 @@ FailureOr<SmallVector<Value>> lowerSumOrMean(OpTy op,
                       result, identity);
   if (isa<ReduceMeanOp>(op)) {
     double count = countOf(input, dims);
-    sum = buildMap(
-      rewriter, op.getLoc(), result, sum,
-      [&](ScalarBuilder &s, ValueRange x) {
-                           return s.div(x[0], s.constant(count));
-                         });
+    sum = buildMapInPlace(rewriter, op.getLoc(), sum, {},
+                          [&](ScalarBuilder &s, ValueRange x) {
+                            return s.div(x[0], s.constant(count));
+                          });
   }
   return SmallVector<Value>{sum};
 }
@@ -192,9 +193,8 @@ FailureOr<SmallVector<Value>> lowerMseLoss(MseLossOp op,
                         Value d = s.sub(x[0], x[1]);
                         return s.mul(d, d);
                       });
-  return SmallVector<Value>{buildMap(
-      rewriter, op.getLoc(), op.getType(), sum,
-      [&](ScalarBuilder &s, ValueRange x) {
+  return SmallVector<Value>{buildMapInPlace(
+      rewriter, op.getLoc(), sum, {}, [&](ScalarBuilder &s, ValueRange x) {
         return s.div(x[0], s.constant(count));
       })};
 }
@@ -243,9 +243,8 @@ FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
                         [](ScalarBuilder &s, ValueRange x) {
                           return s.sub(s.add(x[0], s.log(x[1])), x[2]);
                         });
-  return SmallVector<Value>{buildMap(
-      rewriter, loc, op.getType(), total,
-      [&](ScalarBuilder &s, ValueRange x) {
+  return SmallVector<Value>{buildMapInPlace(
+      rewriter, loc, total, {}, [&](ScalarBuilder &s, ValueRange x) {
         return s.div(x[0], s.constant(rows));
       })};
 }

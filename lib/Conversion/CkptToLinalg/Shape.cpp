@@ -2,8 +2,9 @@
 //
 // reshape collapses to one dimension and expands to the target (both views
 // after bufferization); transpose and broadcast_to are copies by
-// linalg.generic; slices are extract_slice / insert_slice; concat inserts
-// each input into an empty result.
+// linalg.generic; a slice is an extract_slice copied by linalg.copy, its
+// gradient an insert_slice into zeros; concat inserts each input into an
+// empty result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,13 +100,26 @@ SliceBox sliceBox(OpBuilder &b, RankedTensorType full, RankedTensorType part,
   return box;
 }
 
+/// A slice is copied into a buffer of its own rather than taken as a view
+/// (extract_slice bufferizes to a subview): a view would keep the whole
+/// input buffer alive for as long as the slice is used, while the memory
+/// simulator frees the input after its last use and counts the slice by its
+/// own size. The gradient slices of a concat in particular often outlive
+/// the larger gradient they come from by a long way.
 FailureOr<SmallVector<Value>> lowerSlice(SliceOp op,
                                          PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
   SliceBox box = sliceBox(rewriter, op.getInput().getType(), op.getType(),
                           op.getDim(), op.getStart(), op.getStep());
-  return SmallVector<Value>{tensor::ExtractSliceOp::create(
-      rewriter, op.getLoc(), op.getType(), op.getInput(), box.offsets,
-      box.sizes, box.strides)};
+  Value view =
+      tensor::ExtractSliceOp::create(rewriter, loc, op.getType(), op.getInput(),
+                                     box.offsets, box.sizes, box.strides);
+  // linalg.copy, not an identity linalg.generic: canonicalization folds
+  // the latter away and leaves the view.
+  return SmallVector<Value>{
+      linalg::CopyOp::create(rewriter, loc, view,
+                             emptyTensor(rewriter, loc, op.getType()))
+          .getResult(0)};
 }
 
 FailureOr<SmallVector<Value>> lowerSliceGrad(SliceGradOp op,

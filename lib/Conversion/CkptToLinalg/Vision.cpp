@@ -765,11 +765,13 @@ FailureOr<SmallVector<Value>> lowerBatchNormGrad(BatchNormGradOp op,
         Value scaled = s.mul(s.sub(s.sub(v[0], meanDy), centered), v[3]);
         return weight ? s.mul(scaled, v[6]) : scaled;
       });
-  Value dw = buildMap(
-      rewriter, loc, stats.channels,
-      {stats.flatten(rewriter, loc, dotp), op.getRstd()},
-      [](ScalarBuilder &s, ValueRange v) { return s.mul(v[0], v[1]); });
-  return SmallVector<Value>{dx, dw, stats.flatten(rewriter, loc, sumDy)};
+  // dw in the buffer of dotp once dx has read it: the op allocates nothing
+  // beyond its results.
+  Value dw = buildMapInPlace(
+      rewriter, loc, dotp, rstd,
+      [](ScalarBuilder &s, ValueRange v) { return s.mul(v[1], v[0]); });
+  return SmallVector<Value>{dx, stats.flatten(rewriter, loc, dw),
+                            stats.flatten(rewriter, loc, sumDy)};
 }
 
 /// `lower` for ops whose operands and results all have static shapes: the

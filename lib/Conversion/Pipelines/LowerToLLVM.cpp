@@ -42,6 +42,10 @@ void ckpt::addBufferizationPasses(OpPassManager &pm, bool freeAfterLastUse) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // No over-alignment: the LLVM lowering of an aligned memref.alloc asks
+  // malloc for the alignment in extra bytes, 64 per live buffer that the
+  // memory simulator (which counts tensor bytes) would not see.
+  bufferize.bufferAlignment = 0;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
   if (freeAfterLastUse)

@@ -1,10 +1,11 @@
-//===- CkptCosts.cpp - FLOP counts of ckpt ops ----------------------------===//
+//===- CkptCosts.cpp - FLOP counts and scratch bytes of ckpt ops ----------===//
 //
 // The CostOpInterface of every computing op. Matrix products count
 // 2*M*N*K multiply-adds; pointwise and normalisation ops count elements
 // times a per-op factor that approximates their arithmetic; data movement
 // (reshape, transpose, slice, ...) counts no FLOPs. docs/CostModel.md has
-// the table. Counts saturate instead of wrapping.
+// the table. Counts saturate instead of wrapping. Ops whose lowering
+// allocates buffers besides their results declare those scratch bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -170,3 +171,90 @@ uint64_t UpsampleNearest2dGradOp::getFlops() { return elements(getGrad()); }
 // per-channel running statistics are negligible.
 uint64_t BatchNormOp::getFlops() { return times(elements(getInput()), 8); }
 uint64_t BatchNormGradOp::getFlops() { return times(elements(getGrad()), 12); }
+
+//===----------------------------------------------------------------------===//
+// Scratch memory: the buffers each lowering (lib/Conversion/CkptToLinalg)
+// allocates besides the op's results, most live at once.
+//===----------------------------------------------------------------------===//
+
+static uint64_t bytes(Value value) {
+  return getStaticTensorBytes(value.getType()).value_or(0);
+}
+
+/// Bytes of `count` statistics per row of `value` along `dim` (one value per
+/// position of the other dimensions).
+static uint64_t rowStatistics(Value value, int64_t dim, uint64_t count) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return times(count, bytes(value) /
+                          std::max<int64_t>(type.getDimSize(dim), 1));
+}
+
+// Softmax and log_softmax: the row maximum and the sum of exponentials.
+uint64_t SoftmaxOp::getScratchBytes() {
+  return rowStatistics(getInput(), getDim(), 2);
+}
+uint64_t LogSoftmaxOp::getScratchBytes() {
+  return rowStatistics(getInput(), getDim(), 2);
+}
+// Their gradients: one row sum.
+uint64_t SoftmaxGradOp::getScratchBytes() {
+  return rowStatistics(getGrad(), getDim(), 1);
+}
+uint64_t LogSoftmaxGradOp::getScratchBytes() {
+  return rowStatistics(getGrad(), getDim(), 1);
+}
+// Cross-entropy: the row maximum, the sum of exponentials and the label's
+// logit; its gradient the first two.
+uint64_t CrossEntropyOp::getScratchBytes() {
+  return rowStatistics(getLogits(), 1, 3);
+}
+uint64_t CrossEntropyGradOp::getScratchBytes() {
+  return rowStatistics(getLogits(), 1, 2);
+}
+// Normalisation gradients: row sums of the shape of the saved statistics
+// (the forward ops turn their sums into mean and rstd in place, and
+// batch_norm's gradient turns its sum into the weight gradient).
+uint64_t LayerNormGradOp::getScratchBytes() {
+  return times(2, bytes(getMean()));
+}
+uint64_t RmsNormGradOp::getScratchBytes() { return bytes(getRstd()); }
+/// Bytes of one per-channel sum of batch norm: f32 channels are summed in
+/// f64, as PyTorch's CPU kernels do.
+static uint64_t channelSumBytes(Value statistic) {
+  auto type = cast<RankedTensorType>(statistic.getType());
+  unsigned width = getElementByteWidth(type.getElementType());
+  return times(elements(statistic), std::max(width, 8u));
+}
+// batch_norm: the sums of the input and of its centred squares, and the
+// unbiased variance the running variance moves towards.
+uint64_t BatchNormOp::getScratchBytes() {
+  return times(2, channelSumBytes(getMean())) + bytes(getMean());
+}
+// Its gradient: sum(dy) and sum(dy (x - mean)), which become the bias and
+// weight gradients in place where they are summed in the element type.
+uint64_t BatchNormGradOp::getScratchBytes() {
+  bool widened = channelSumBytes(getMean()) != bytes(getMean());
+  return widened ? times(2, channelSumBytes(getMean())) : 0;
+}
+// The number of elements tied for the maximum, per output element.
+uint64_t ReduceMaxGradOp::getScratchBytes() { return bytes(getOutput()); }
+
+/// The [KH, KW] tensor that gives a pooling generic its window loops.
+static uint64_t windowBytes(ArrayRef<int64_t> kernel, Value result) {
+  return times(windowSize(kernel),
+               getElementByteWidth(
+                   cast<ShapedType>(result.getType()).getElementType()));
+}
+
+uint64_t MaxPool2dOp::getScratchBytes() {
+  return windowBytes(getKernel(), getResult());
+}
+uint64_t AvgPool2dOp::getScratchBytes() {
+  return windowBytes(getKernel(), getResult());
+}
+uint64_t MaxPool2dGradOp::getScratchBytes() {
+  return windowBytes(getKernel(), getResult());
+}
+uint64_t AvgPool2dGradOp::getScratchBytes() {
+  return windowBytes(getKernel(), getResult());
+}

@@ -48,10 +48,11 @@ def Ckpt_GradientOpInterface : OpInterface<"GradientOpInterface"> {
 def Ckpt_CostOpInterface : OpInterface<"CostOpInterface"> {
   let cppNamespace = "::ckpt";
   let description = [{
-    The cost model of an op on static shapes: floating-point operations and
-    bytes moved. Matrix products count 2*M*N*K; pointwise ops count their
-    element count times a per-op factor (docs/CostModel.md lists them).
-    Callers check that shapes are static before asking.
+    The cost model of an op on static shapes: floating-point operations,
+    bytes moved and the scratch memory its lowering needs. Matrix products
+    count 2*M*N*K; pointwise ops count their element count times a per-op
+    factor (docs/CostModel.md lists them). Callers check that shapes are
+    static before asking.
   }];
   let methods = [
     InterfaceMethod<"Floating-point operations of one execution.",
@@ -63,7 +64,15 @@ def Ckpt_CostOpInterface : OpInterface<"CostOpInterface"> {
     InterfaceMethod<"Bytes written to results.",
       "uint64_t", "getBytesWritten", (ins), [{}], [{
         return ::ckpt::getTotalTensorBytes($_op->getResultTypes());
-      }]>
+      }]>,
+    InterfaceMethod<[{
+        Heap bytes the op's lowering allocates besides its results and
+        frees before the op ends (per-row statistics, the shape of a pooling
+        window), at most live at once. The lowering keeps them live together
+        with all operands and results, so the memory simulator adds them
+        while the op runs.
+      }],
+      "uint64_t", "getScratchBytes", (ins), [{}], [{ return 0; }]>
   ];
 }
 

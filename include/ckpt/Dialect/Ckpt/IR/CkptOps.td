@@ -15,10 +15,17 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-// Forward ops with a gradient rule; every computing op has a cost.
+// Forward ops with a gradient rule; every computing op has a cost. The
+// `WithScratch` variants are for ops whose lowering allocates buffers
+// besides its results (row statistics, a pooling window's shape).
 defvar Ckpt_Costed = [DeclareOpInterfaceMethods<Ckpt_CostOpInterface>];
+defvar Ckpt_CostedWithScratch =
+    [DeclareOpInterfaceMethods<Ckpt_CostOpInterface, ["getScratchBytes"]>];
 defvar Ckpt_Differentiable =
     [DeclareOpInterfaceMethods<Ckpt_GradientOpInterface>] # Ckpt_Costed;
+defvar Ckpt_DifferentiableWithScratch =
+    [DeclareOpInterfaceMethods<Ckpt_GradientOpInterface>] #
+    Ckpt_CostedWithScratch;
 
 //===----------------------------------------------------------------------===//
 // Ops whose result types follow from operands and attributes
@@ -210,7 +217,8 @@ def Ckpt_WhereOp : Ckpt_InferringOp<"where", Ckpt_Differentiable> {
 //===----------------------------------------------------------------------===//
 
 class Ckpt_SoftmaxLikeOp<string mnemonic, string torchName>
-    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] # Ckpt_Differentiable> {
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] #
+                        Ckpt_DifferentiableWithScratch> {
   let summary = torchName # " along one dimension";
   let description = [{
     Computes `}] # torchName # [{` along dimension `dim`
@@ -542,7 +550,8 @@ def Ckpt_EmbeddingOp : Ckpt_InferringOp<"embedding", Ckpt_Differentiable> {
   }];
 }
 
-def Ckpt_CrossEntropyOp : Ckpt_InferringOp<"cross_entropy", Ckpt_Differentiable> {
+def Ckpt_CrossEntropyOp : Ckpt_InferringOp<"cross_entropy",
+    Ckpt_DifferentiableWithScratch> {
   let summary = "mean cross-entropy of logits against class labels (torch.nn.functional.cross_entropy)";
   let description = [{
     `logits` is `[N, C]` and `labels` is `[N]` (`i64`, each in `[0, C)`).
@@ -646,7 +655,8 @@ def Ckpt_Conv2dOp : Ckpt_InferringOp<"conv2d", Ckpt_Differentiable> {
       "attr-dict `:` functional-type(operands, results)");
 }
 
-def Ckpt_MaxPool2dOp : Ckpt_InferringOp<"max_pool2d", Ckpt_Differentiable> {
+def Ckpt_MaxPool2dOp : Ckpt_InferringOp<"max_pool2d",
+    Ckpt_DifferentiableWithScratch> {
   let summary = "2-D max pooling with indices (torch.nn.functional.max_pool2d_with_indices)";
   let description = [{
     Takes the maximum of each `kernel` window of `input` (`[N, C, H, W]`),
@@ -673,7 +683,8 @@ def Ckpt_MaxPool2dOp : Ckpt_InferringOp<"max_pool2d", Ckpt_Differentiable> {
   let extraClassDeclaration = Ckpt_PoolStride;
 }
 
-def Ckpt_AvgPool2dOp : Ckpt_InferringOp<"avg_pool2d", Ckpt_Differentiable> {
+def Ckpt_AvgPool2dOp : Ckpt_InferringOp<"avg_pool2d",
+    Ckpt_DifferentiableWithScratch> {
   let summary = "2-D average pooling (torch.nn.functional.avg_pool2d)";
   let description = [{
     Averages each `kernel` window of `input` (`[N, C, H, W]`), moved by
@@ -723,7 +734,7 @@ def Ckpt_UpsampleNearest2dOp : Ckpt_InferringOp<"upsample_nearest2d",
 }
 
 def Ckpt_BatchNormOp : Ckpt_InferringOp<"batch_norm",
-    [AttrSizedOperandSegments] # Ckpt_Differentiable> {
+    [AttrSizedOperandSegments] # Ckpt_DifferentiableWithScratch> {
   let summary = "batch normalisation in training mode (torch.nn.functional.batch_norm, training=True)";
   let description = [{
     Normalises `input` (`[N, C]`, `[N, C, L]` or `[N, C, H, W]`) per
@@ -838,7 +849,8 @@ def Ckpt_GeluGradOp : Ckpt_PointwiseGradOp<"gelu_grad", "gelu", "input x",
 }
 
 class Ckpt_SoftmaxLikeGradOp<string mnemonic, string forward, string formula>
-    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] # Ckpt_Costed> {
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] #
+                        Ckpt_CostedWithScratch> {
   let summary = "input gradient of ckpt." # forward;
   let description = [{
     Computes the gradient of `ckpt.}] # forward # [{`'s input from the
@@ -870,7 +882,8 @@ def Ckpt_SoftmaxGradOp : Ckpt_SoftmaxLikeGradOp<"softmax_grad", "softmax",
 def Ckpt_LogSoftmaxGradOp : Ckpt_SoftmaxLikeGradOp<"log_softmax_grad",
     "log_softmax", "grad - exp(y) * sum(grad, dim)">;
 
-def Ckpt_LayerNormGradOp : Ckpt_InferringOp<"layer_norm_grad", Ckpt_Costed> {
+def Ckpt_LayerNormGradOp : Ckpt_InferringOp<"layer_norm_grad",
+    Ckpt_CostedWithScratch> {
   let summary = "gradients of ckpt.layer_norm";
   let description = [{
     Computes the gradients of `ckpt.layer_norm`'s input, weight and bias from
@@ -901,7 +914,8 @@ def Ckpt_LayerNormGradOp : Ckpt_InferringOp<"layer_norm_grad", Ckpt_Costed> {
   }];
 }
 
-def Ckpt_RmsNormGradOp : Ckpt_InferringOp<"rms_norm_grad", Ckpt_Costed> {
+def Ckpt_RmsNormGradOp : Ckpt_InferringOp<"rms_norm_grad",
+    Ckpt_CostedWithScratch> {
   let summary = "gradients of ckpt.rms_norm";
   let description = [{
     Computes the gradients of `ckpt.rms_norm`'s input and weight from the
@@ -954,7 +968,7 @@ def Ckpt_EmbeddingGradOp : Ckpt_InferringOp<"embedding_grad", Ckpt_Costed> {
 }
 
 def Ckpt_CrossEntropyGradOp : Ckpt_InferringOp<"cross_entropy_grad",
-    Ckpt_Costed> {
+    Ckpt_CostedWithScratch> {
   let summary = "logits gradient of ckpt.cross_entropy";
   let description = [{
     Computes `grad * (softmax(logits) - one_hot(labels)) / N` for `[N, C]`
@@ -996,7 +1010,8 @@ def Ckpt_MseLossGradOp : Ckpt_InferringOp<"mse_loss_grad", Ckpt_Costed> {
   }];
 }
 
-def Ckpt_ReduceMaxGradOp : Ckpt_InferringOp<"reduce_max_grad", Ckpt_Costed> {
+def Ckpt_ReduceMaxGradOp : Ckpt_InferringOp<"reduce_max_grad",
+    Ckpt_CostedWithScratch> {
   let summary = "input gradient of ckpt.reduce_max";
   let description = [{
     Distributes `grad` evenly over the elements of `input` that equal the
@@ -1121,7 +1136,8 @@ def Ckpt_Conv2dWeightGradOp : Ckpt_Op<"conv2d_weight_grad",
   let hasVerifier = 1;
 }
 
-def Ckpt_MaxPool2dGradOp : Ckpt_Op<"max_pool2d_grad", [Pure] # Ckpt_Costed> {
+def Ckpt_MaxPool2dGradOp : Ckpt_Op<"max_pool2d_grad",
+    [Pure] # Ckpt_CostedWithScratch> {
   let summary = "input gradient of ckpt.max_pool2d";
   let description = [{
     Adds each element of `grad` to the input position its window's maximum
@@ -1148,7 +1164,8 @@ def Ckpt_MaxPool2dGradOp : Ckpt_Op<"max_pool2d_grad", [Pure] # Ckpt_Costed> {
   let extraClassDeclaration = Ckpt_PoolStride;
 }
 
-def Ckpt_AvgPool2dGradOp : Ckpt_Op<"avg_pool2d_grad", [Pure] # Ckpt_Costed> {
+def Ckpt_AvgPool2dGradOp : Ckpt_Op<"avg_pool2d_grad",
+    [Pure] # Ckpt_CostedWithScratch> {
   let summary = "input gradient of ckpt.avg_pool2d";
   let description = [{
     Spreads each element of `grad`, divided by its window's divisor, over
@@ -1194,7 +1211,8 @@ def Ckpt_UpsampleNearest2dGradOp : Ckpt_InferringOp<"upsample_nearest2d_grad",
   }];
 }
 
-def Ckpt_BatchNormGradOp : Ckpt_InferringOp<"batch_norm_grad", Ckpt_Costed> {
+def Ckpt_BatchNormGradOp : Ckpt_InferringOp<"batch_norm_grad",
+                                            Ckpt_CostedWithScratch> {
   let summary = "gradients of ckpt.batch_norm";
   let description = [{
     Computes the gradients of `ckpt.batch_norm`'s input, weight and bias
