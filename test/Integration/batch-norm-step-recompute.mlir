@@ -5,7 +5,9 @@
 // budget), the loss, the four updated running statistics and every
 // gradient are bit-identical (.npy bytes) to the none plan's, and each
 // measured peak matches the simulator, which keeps the statistics live
-// until the end of the step, within 1%.
+// until the end of the step, within 1% (exactly, but where a recomputed
+// batch norm's statistics go unread: the lowering drops their update,
+// which the simulator still counts, 160 B under dp).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %ckpt_src_root/scripts/compare-plans.sh %s %t strategy=none strategy=manual \
 // RUN:   strategy=uniform strategy=sqrt strategy=dp "strategy=dp budget=200KB" | FileCheck %s
@@ -18,7 +20,7 @@
 // CHECK: strategy=manual yes {{[0-9]+}} 190100
 // CHECK: strategy=uniform yes {{[0-9]+}} 222804
 // CHECK: strategy=sqrt yes {{[0-9]+}} 190100
-// CHECK: strategy=dp yes {{[0-9]+}} 157396
+// CHECK: strategy=dp yes {{[0-9]+}} 157556
 // CHECK: strategy=dp budget=200KB yes {{[0-9]+}} 190164
 
 // FILES: grad13.npy
