@@ -80,6 +80,22 @@ TEST(ChainIlpTest, FindsDpsOptimumOfRandomChains) {
   }
 }
 
+/// Every plan's measured peak and FLOPs: the brute-force oracle.
+struct MeasuredPlans {
+  std::vector<std::pair<int64_t, uint64_t>> plans;
+
+  /// The fewest FLOPs of a plan whose peak fits `budget`, if one does.
+  std::optional<uint64_t> cheapestWithin(int64_t budget) const {
+    std::optional<uint64_t> cheapest;
+    for (auto [peak, flops] : plans)
+      if (peak <= budget && (!cheapest || flops < *cheapest))
+        cheapest = flops;
+    return cheapest;
+  }
+  int64_t lowestPeak() const { return llvm::min_element(plans)->first; }
+  int64_t highestPeak() const { return llvm::max_element(plans)->first; }
+};
+
 TEST(ChainIlpTest, CutsOffPlansWhoseMeasuredPeakDoesNotFit) {
   // The measured peak is the model's plus a pseudo-random excess per plan,
   // as where the model only bounds the simulator from below.
@@ -100,25 +116,19 @@ TEST(ChainIlpTest, CutsOffPlansWhoseMeasuredPeakDoesNotFit) {
     size_t stages = 2 + trial % 8;
     RandomChain model(rng, stages);
     std::string what = "model " + std::to_string(trial);
-    std::vector<std::pair<int64_t, uint64_t>> measured;
+    MeasuredPlans measured;
     Segments plan;
     enumeratePlans(model, 0, plan, [&](const Segments &segments) {
       std::optional<ChainPlan> scored = evaluateChainPlan(model, segments);
       ASSERT_TRUE(scored);
-      measured.push_back({measure(*scored), scored->flops});
+      measured.plans.push_back({measure(*scored), scored->flops});
     });
-    int64_t lowest = INT64_MAX, highest = INT64_MIN;
-    for (auto [peak, flops] : measured) {
-      lowest = std::min(lowest, peak);
-      highest = std::max(highest, peak);
-    }
-    std::uniform_int_distribution<int64_t> pick(lowest - 50, highest);
+    int64_t lowest = measured.lowestPeak();
+    std::uniform_int_distribution<int64_t> pick(lowest - 50,
+                                                measured.highestPeak());
     for (int draw = 0; draw < 5; ++draw) {
       int64_t budget = draw == 0 ? lowest : pick(rng);
-      std::optional<uint64_t> cheapest;
-      for (auto [peak, flops] : measured)
-        if (peak <= budget && (!cheapest || flops < *cheapest))
-          cheapest = flops;
+      std::optional<uint64_t> cheapest = measured.cheapestWithin(budget);
       for (const IlpLimits &limits : {kProgramOnly, kPresolved}) {
         IlpResult ilp = findChainPlanIlp(model, budget, limits, measure);
         EXPECT_TRUE(ilp.optimal) << what;
@@ -218,7 +228,7 @@ TEST(ChainIlpTest, FindsTheSimulatorsOptimumOfRandomSkipSteps) {
     };
 
     // Every plan: its simulated peak and FLOPs.
-    std::vector<std::pair<int64_t, uint64_t>> simulated;
+    MeasuredPlans simulated;
     Segments plan;
     enumeratePlans(**chain, 0, plan, [&](const Segments &segments) {
       std::optional<ChainPlan> predicted = evaluateChainPlan(**chain, segments);
@@ -228,21 +238,15 @@ TEST(ChainIlpTest, FindsTheSimulatorsOptimumOfRandomSkipSteps) {
       int64_t peak = static_cast<int64_t>(evaluated->peak.bytes);
       EXPECT_LE(predicted->peak, peak) << text;
       EXPECT_EQ(predicted->flops, evaluated->cost.recompute.flops) << text;
-      simulated.push_back({peak, predicted->flops});
+      simulated.plans.push_back({peak, predicted->flops});
     });
 
-    int64_t lowest = INT64_MAX, highest = 0;
-    for (auto [peak, flops] : simulated) {
-      lowest = std::min(lowest, peak);
-      highest = std::max(highest, peak);
-    }
-    std::uniform_int_distribution<int64_t> pick(lowest - 64, highest);
+    int64_t lowest = simulated.lowestPeak();
+    std::uniform_int_distribution<int64_t> pick(lowest - 64,
+                                                simulated.highestPeak());
     for (int draw = 0; draw < 6; ++draw) {
       int64_t budget = draw == 0 ? lowest : pick(rng);
-      std::optional<uint64_t> cheapest;
-      for (auto [peak, flops] : simulated)
-        if (peak <= budget && (!cheapest || flops < *cheapest))
-          cheapest = flops;
+      std::optional<uint64_t> cheapest = simulated.cheapestWithin(budget);
       for (const IlpLimits &limits : {kProgramOnly, kPresolved}) {
         IlpResult ilp = findChainPlanIlp(**chain, budget, limits, simulate);
         EXPECT_TRUE(ilp.optimal) << text;
