@@ -372,11 +372,9 @@ int main(int argc, char **argv) {
   if (!host)
     return fail("cannot target this processor: " +
                 llvm::toString(host.takeError()));
-  // The options hold a reference to the transformer: it must outlive them.
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, host->get());
   ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = optimize;
+  engineOptions.transformer = makeOptimizingTransformer(
+      /*optLevel=*/3, /*sizeLevel=*/0, host->get());
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   auto engine = ExecutionEngine::create(*module, engineOptions);
   if (!engine)
