@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up a Debian 12 machine and builds ckpt-opt: installs the packages of
-# scripts/debian-packages.txt that are missing (needs root or sudo),
+# scripts/debian-packages.txt that are missing (install-packages.sh),
 # configures with CMake + Ninja into build/ (or $CKPT_BUILD_DIR), and builds
 # everything.
 set -euo pipefail
@@ -8,21 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${CKPT_BUILD_DIR:-$root/build}
 
-mapfile -t packages < "$root/scripts/debian-packages.txt"
-
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null |
-    grep -q "install ok installed" || missing+=("$package")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
-  sudo=()
-  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  "${sudo[@]}" apt-get update
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y \
-    --no-install-recommends "${missing[@]}"
-fi
+bash "$root/scripts/install-packages.sh" "$root/scripts/debian-packages.txt"
 
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" \

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Runs the whole test suite on a build with AddressSanitizer and
-# UndefinedBehaviorSanitizer (CKPT_ENABLE_SANITIZERS) in build-sanitized/
-# (or $CKPT_SANITIZED_BUILD_DIR): any report fails the test that triggered
-# it. Ends with test.sh's "N passed, N failed" line.
+# Runs the whole test suite on a build with AddressSanitizer,
+# UndefinedBehaviorSanitizer and libFuzzer's instrumentation
+# (CKPT_ENABLE_SANITIZERS, CKPT_ENABLE_FUZZERS; clang-22) in
+# build-sanitized/ (or $CKPT_SANITIZED_BUILD_DIR): any report fails the test
+# that triggered it. Ends with test.sh's "N passed, N failed" line.
+# With --configure-only, only configures (scripts/fuzz.sh uses the build).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${CKPT_SANITIZED_BUILD_DIR:-$root/build-sanitized}
 
+bash "$root/scripts/install-packages.sh" "$root/scripts/debian-packages.txt" \
+  "$root/scripts/debian-packages-sanitized.txt"
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S "$root" -B "$build" -DCKPT_ENABLE_SANITIZERS=ON \
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DCKPT_ENABLE_SANITIZERS=ON -DCKPT_ENABLE_FUZZERS=ON \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
 fi
-# MLIR's uninstrumented libraries fill containers the instrumented code
-# reads, which container-overflow checks would misreport.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_container_overflow=0:abort_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+[ "${1:-}" != --configure-only ] || exit 0
+source "$root/scripts/sanitizer-env.sh"
 CKPT_BUILD_DIR=$build exec bash "$root/scripts/test.sh"

@@ -25,7 +25,9 @@ config.substitutions.append(("%examples",
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # Helper scripts in Inputs/ call the tools by name.
 llvm_config.with_environment("PATH", config.ckpt_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["ckpt-opt", "ckpt-run"], [config.ckpt_tools_dir])
+llvm_config.add_tool_substitutions(
+    ["ckpt-opt", "ckpt-run", "ckpt-fuzz-parse", "ckpt-fuzz-pipeline",
+     "ckpt-fuzz-options"], [config.ckpt_tools_dir])
 
 # The GPU pipeline's tests need ptxas (the CUDA toolkit CMake found); the
 # tests that run kernels need a GPU and its driver.
