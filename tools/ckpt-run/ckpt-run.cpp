@@ -39,6 +39,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 using namespace mlir;
@@ -251,7 +252,7 @@ int writeOutputs(StringRef dir,
   for (auto [file, buffer] : files) {
     SmallString<128> path(dir);
     llvm::sys::path::append(path, file);
-    std::string temporary = (path + ".partial").str();
+    std::string temporary = path.str().str() + ".partial";
     std::string error;
     std::vector<int64_t> shape(buffer->type.getShape().begin(),
                                buffer->type.getShape().end());
