@@ -59,7 +59,8 @@ struct Schedule {
 
 FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
                                            bool liveAtPeak) {
-  if (failed(verifyStaticArguments(func)))
+  if (failed(verifySingleBlock(func, "memory analysis")) ||
+      failed(verifyStaticArguments(func)))
     return failure();
   Block &entry = func.getBody().front();
   Schedule schedule;

@@ -54,6 +54,20 @@ ValueKind ckpt::classifyValue(func::FuncOp step, Value value) {
              : ValueKind::Temporary;
 }
 
+LogicalResult ckpt::verifySingleBlock(func::FuncOp func, StringRef user) {
+  Region &body = func.getBody();
+  if (body.empty() || body.hasOneBlock())
+    return success();
+  InFlightDiagnostic diag =
+      func.emitOpError() << "has " << body.getBlocks().size() << " blocks, but "
+                         << user
+                         << " needs straight-line code (one block: no "
+                            "branches, loops or unreachable blocks)";
+  diag.attachNote(std::next(body.begin())->front().getLoc())
+      << "block 1 begins here";
+  return diag;
+}
+
 LogicalResult ckpt::verifyStaticArguments(func::FuncOp func) {
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
@@ -81,7 +95,8 @@ LogicalResult ckpt::verifyStaticArguments(func::FuncOp func) {
 }
 
 FailureOr<SavedTensorAnalysis> SavedTensorAnalysis::compute(func::FuncOp step) {
-  if (failed(verifyStaticArguments(step)))
+  if (failed(verifySingleBlock(step, "memory analysis")) ||
+      failed(verifyStaticArguments(step)))
     return failure();
   SavedTensorAnalysis analysis;
   auto record = [&](Value value, Operation *producer) -> LogicalResult {

@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Runtime/Npy.h"
+#include "ckpt/Support/CheckedMath.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -32,11 +34,15 @@ size_t elementBytes(const std::string &dtype) {
 
 bool ckpt::runtime::readNpy(const std::string &path, NpyArray &array,
                             std::string &error) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     error = "cannot open '" + path + "'";
     return false;
   }
+  // Lengths in the file are checked against its size before anything that
+  // large is allocated.
+  uint64_t fileBytes = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
   char magic[8];
   if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
     error = "'" + path + "' is not a .npy file";
@@ -51,6 +57,10 @@ bool ckpt::runtime::readNpy(const std::string &path, NpyArray &array,
   }
   for (int i = lengthBytes - 1; i >= 0; --i)
     length = length << 8 | bytes[i];
+  if (length > fileBytes) {
+    error = "'" + path + "' ends inside its header";
+    return false;
+  }
   std::string header(length, '\0');
   if (!in.read(header.data(), length)) {
     error = "'" + path + "' ends inside its header";
@@ -79,26 +89,33 @@ bool ckpt::runtime::readNpy(const std::string &path, NpyArray &array,
   array.shape.clear();
   std::stringstream dims(shape[1].str());
   std::string dim;
-  size_t count = 1;
   while (std::getline(dims, dim, ',')) {
     if (dim.find_first_not_of(" ") == std::string::npos)
       continue;
     char *end = nullptr;
+    errno = 0;
     long long size = std::strtoll(dim.c_str(), &end, 10);
-    if (size < 0 || end == dim.c_str() ||
+    if (size < 0 || errno == ERANGE || end == dim.c_str() ||
         std::string(end).find_first_not_of(" ") != std::string::npos) {
       error = "'" + path + "' has a malformed shape: (" + shape[1].str() + ")";
       return false;
     }
     array.shape.push_back(size);
-    count *= size;
   }
-  array.data.resize(count * elementBytes(array.dtype));
-  if (!in.read(array.data.data(), array.data.size())) {
-    error = "'" + path + "' holds fewer bytes than its shape needs";
+  std::optional<uint64_t> dataBytes =
+      checkedProduct(array.shape, elementBytes(array.dtype));
+  if (!dataBytes) {
+    error = "'" + path + "' has shape (" + shape[1].str() +
+            ") whose byte size overflows 64 bits";
     return false;
   }
-  return true;
+  if (*dataBytes <= fileBytes - static_cast<uint64_t>(in.tellg())) {
+    array.data.resize(*dataBytes);
+    if (in.read(array.data.data(), array.data.size()))
+      return true;
+  }
+  error = "'" + path + "' holds fewer bytes than its shape needs";
+  return false;
 }
 
 bool ckpt::runtime::writeNpy(const std::string &path, const std::string &dtype,

@@ -119,3 +119,32 @@ module {
     return %l : tensor<f32>
   }
 }
+
+// -----
+
+// Gradients are built for straight-line code: a loop between blocks ...
+// expected-error @below {{'func.func' op has 3 blocks, but ckpt-autodiff needs straight-line code (one block: no branches, loops or unreachable blocks)}}
+func.func @loop(%w: tensor<4xf32> {ckpt.param}, %again: i1) -> tensor<f32> {
+  cf.br ^bb1(%w : tensor<4xf32>)
+^bb1(%a: tensor<4xf32>):
+  // expected-note @below {{block 1 begins here}}
+  %m = ckpt.mul %a, %a : tensor<4xf32>
+  cf.cond_br %again, ^bb1(%m : tensor<4xf32>), ^bb2
+^bb2:
+  %l = ckpt.reduce_sum %m : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// ... and an unreachable block alike.
+// expected-error @below {{'func.func' op has 2 blocks, but ckpt-autodiff needs straight-line code (one block: no branches, loops or unreachable blocks)}}
+func.func @unreachable(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
+  %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+^bb1:
+  // expected-note @below {{block 1 begins here}}
+  %m = ckpt.mul %w, %w : tensor<4xf32>
+  %k = ckpt.reduce_sum %m : tensor<4xf32> -> tensor<f32>
+  return %k : tensor<f32>
+}

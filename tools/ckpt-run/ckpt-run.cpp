@@ -40,6 +40,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 using namespace mlir;
@@ -145,16 +146,20 @@ struct Buffer {
   size_t elementBytes() const {
     return ckpt::getElementByteWidth(type.getElementType());
   }
+  // The memory simulator has checked that every argument's and result's
+  // size fits 64 bits before any buffer is made.
   size_t count() const { return *ckpt::getStaticElementCount(type); }
-  size_t bytes() const { return elementBytes() * count(); }
+  size_t bytes() const { return *ckpt::getStaticTensorBytes(type); }
   char *data() const {
     return static_cast<char *>(aligned) + offset * elementBytes();
   }
-  /// Points the descriptor at new 64-byte-aligned host memory.
-  void allocateOnHost() {
+  /// Points the descriptor at new 64-byte-aligned host memory; false when
+  /// there is not that much.
+  bool allocateOnHost() {
     allocated = aligned =
         std::aligned_alloc(64, llvm::alignTo(std::max<size_t>(bytes(), 1), 64));
     offset = 0;
+    return allocated;
   }
 };
 
@@ -222,6 +227,57 @@ std::string npyDtype(Type element) {
 int fail(const Twine &message) {
   llvm::errs() << "ckpt-run: error: " << message << "\n";
   return 1;
+}
+
+/// The lowered step's `malloc` (as `ckptAllocate`). The step's code cannot handle a null
+/// block, so running out of memory ends the run here, with the size.
+void *allocateForStep(size_t size) {
+  if (void *pointer = ckpt::runtime::allocate(size))
+    return pointer;
+  llvm::outs().flush();
+  fail("the step could not allocate " + ckpt::formatBytes(size) +
+       "; the memory simulator predicts its peak without running it "
+       "(ckpt-opt --ckpt-report)");
+  llvm::errs().flush();
+  // Not exit(): the step is mid-call in JIT code, whose engine static
+  // destructors would tear down.
+  std::_Exit(1);
+}
+
+/// Writes every file of `files` (path, then the result to write there)
+/// into `dir`, all or none: each goes to a temporary file first, and only
+/// when all are written are they renamed into place.
+int writeOutputs(StringRef dir,
+                 ArrayRef<std::pair<std::string, const Buffer *>> files) {
+  if (std::error_code error = llvm::sys::fs::create_directories(dir))
+    return fail("cannot create '" + dir + "': " + error.message());
+  SmallVector<std::pair<std::string, std::string>> written; // temp, final
+  auto removeWritten = [&] {
+    for (auto &[temporary, path] : written)
+      llvm::sys::fs::remove(temporary);
+  };
+  for (auto [file, buffer] : files) {
+    SmallString<128> path(dir);
+    llvm::sys::path::append(path, file);
+    std::string temporary = path.str().str() + ".partial";
+    std::string error;
+    std::vector<int64_t> shape(buffer->type.getShape().begin(),
+                               buffer->type.getShape().end());
+    written.push_back({temporary, path.str().str()});
+    if (!ckpt::runtime::writeNpy(temporary,
+                                 npyDtype(buffer->type.getElementType()),
+                                 shape, buffer->data(), buffer->bytes(),
+                                 error)) {
+      removeWritten();
+      return fail(error);
+    }
+  }
+  for (auto &[temporary, path] : written)
+    if (std::error_code error = llvm::sys::fs::rename(temporary, path)) {
+      removeWritten();
+      return fail("cannot write '" + path + "': " + error.message());
+    }
+  return 0;
 }
 
 } // namespace
@@ -407,7 +463,7 @@ int main(int argc, char **argv) {
       symbols[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                    llvm::JITSymbolFlags::Exported};
     };
-    add("ckptAllocate", reinterpret_cast<void *>(&ckpt::runtime::allocate));
+    add("ckptAllocate", reinterpret_cast<void *>(&allocateForStep));
     add("ckptFree", reinterpret_cast<void *>(&ckpt::runtime::deallocate));
     // Copies between strided buffers (slices) call MLIR's runner utility.
     add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
@@ -428,7 +484,9 @@ int main(int argc, char **argv) {
   // live throughout, and so does the measured peak.
   uint64_t inputBytes = 0;
   for (auto [index, buffer] : llvm::enumerate(inputs)) {
-    buffer.allocateOnHost();
+    if (!buffer.allocateOnHost())
+      return fail("cannot allocate " + ckpt::formatBytes(buffer.bytes()) +
+                  " for argument " + Twine(index) + " of '" + name + "'");
     buffer.sizes.assign(buffer.type.getShape().begin(),
                         buffer.type.getShape().end());
     buffer.strides = rowMajorStrides(buffer.type.getShape());
@@ -598,13 +656,17 @@ int main(int argc, char **argv) {
   if (onGpu) {
     deviceResults = results;
     for (auto [buffer, device] : llvm::zip(results, deviceResults)) {
-      buffer.allocateOnHost();
+      if (!buffer.allocateOnHost())
+        return fail("cannot allocate " + ckpt::formatBytes(buffer.bytes()) +
+                    " on the host for a result of '" + name + "'");
       ckpt::runtime::copyToHost(buffer.data(), device.data(), buffer.bytes());
     }
   }
 
   llvm::outs() << "function: @" << name << "\n";
   double worstReference = 0;
+  // Written at the end, once nothing can fail: never some files of a run.
+  SmallVector<std::pair<std::string, const Buffer *>> outputs;
   for (auto [index, buffer] : llvm::enumerate(results)) {
     if (resultIsState[index]) {
       const int64_t *state = reinterpret_cast<const int64_t *>(buffer.data());
@@ -666,19 +728,8 @@ int main(int argc, char **argv) {
       llvm::outs() << "  vs reference: relative L2 difference "
                    << llvm::format("%.3g", relative) << "\n";
     }
-    if (!outDir.empty() && !file.empty()) {
-      if (std::error_code error = llvm::sys::fs::create_directories(outDir))
-        return fail("cannot create '" + outDir + "': " + error.message());
-      SmallString<128> path(outDir);
-      llvm::sys::path::append(path, file);
-      std::string error;
-      std::vector<int64_t> shape(buffer.type.getShape().begin(),
-                                 buffer.type.getShape().end());
-      if (!ckpt::runtime::writeNpy(path.str().str(),
-                                   npyDtype(buffer.type.getElementType()),
-                                   shape, buffer.data(), buffer.bytes(), error))
-        return fail(error);
-    }
+    if (!outDir.empty() && !file.empty())
+      outputs.push_back({file, &buffer});
   }
   /// Prints one measured-versus-simulated line; returns the relative
   /// difference.
@@ -801,6 +852,10 @@ int main(int argc, char **argv) {
     if (!passed)
       status = 1;
   }
+  // A verdict (reference, peak or gradient check) that fails still leaves
+  // complete results to inspect.
+  if (!outputs.empty() && writeOutputs(outDir, outputs) != 0)
+    return 1;
 
   if (onGpu) {
     release(deviceResults);

@@ -73,6 +73,17 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
   EXPECT_FALSE(readNpy(path, array, error));
   EXPECT_NE(error.find("fewer bytes than its shape needs"), std::string::npos);
 
+  // A shape whose bytes overflow 64 bits, and one that fits but is far
+  // larger than the file: errors, before anything that large is allocated.
+  shape = {4294967296, 4294967296};
+  ASSERT_TRUE(writeNpy(path, "f4", shape, data, 8, error));
+  EXPECT_FALSE(readNpy(path, array, error));
+  EXPECT_NE(error.find("whose byte size overflows 64 bits"), std::string::npos);
+  shape = {1099511627776, 1024};
+  ASSERT_TRUE(writeNpy(path, "f4", shape, data, 8, error));
+  EXPECT_FALSE(readNpy(path, array, error));
+  EXPECT_NE(error.find("fewer bytes than its shape needs"), std::string::npos);
+
   EXPECT_FALSE(readNpy(temporaryPath("absent.npy"), array, error));
   EXPECT_NE(error.find("cannot open"), std::string::npos);
 }

@@ -31,6 +31,12 @@ bool isBackwardOp(mlir::Operation *op);
 /// The kind of a top-level value of a training step.
 ValueKind classifyValue(mlir::func::FuncOp step, mlir::Value value);
 
+/// Fails with an error at `func` unless its body is one block: autodiff and
+/// the analyses walk straight-line code, without branches, loops or
+/// unreachable blocks. `user` (e.g. "ckpt-autodiff") says who needs it.
+mlir::LogicalResult verifySingleBlock(mlir::func::FuncOp func,
+                                      llvm::StringRef user);
+
 /// Fails with an error at `func` naming the first argument dimension of
 /// unknown size (by its `ckpt.dim_names` name when it has one) and how to
 /// bind it: memory and cost need static shapes.

@@ -111,3 +111,30 @@ func.func @recompute_argument_count(%x: tensor<4xf32>) {
   }) : (tensor<4xf32>) -> ()
   return
 }
+
+// -----
+
+// A segment is straight-line code: one block ...
+func.func @segment_blocks(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.checkpoint' op expects region #0 to have 0 or 1 blocks}}
+  %y = "ckpt.checkpoint"(%x) ({
+  ^bb0(%a: tensor<4xf32>):
+    "ckpt.yield"(%a) : (tensor<4xf32>) -> ()
+  ^bb1(%b: tensor<4xf32>):
+    "ckpt.yield"(%b) : (tensor<4xf32>) -> ()
+  }) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// ... in which a value cannot feed itself.
+func.func @segment_cycle(%x: tensor<4xf32>) {
+  %y = ckpt.checkpoint(%a = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @below {{operand #0 does not dominate this use}}
+    // expected-note @below {{operand defined here (op in the same block)}}
+    %m = ckpt.mul %m, %a : tensor<4xf32>
+    ckpt.yield %m : tensor<4xf32>
+  }
+  return
+}

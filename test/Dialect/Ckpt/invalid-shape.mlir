@@ -137,8 +137,40 @@ func.func @concat_dim(%a: tensor<2xf32>) {
 
 // -----
 
-func.func @concat_overflow(%a: tensor<4611686018427387904xf32>) {
+// i1 elements: each input's 2^62 bytes fit 64 bits, their concatenation
+// does not.
+func.func @concat_overflow(%a: tensor<4611686018427387904xi1>) {
   // expected-error @below {{'ckpt.concat' op concatenated size along dim 0 overflows 64 bits}}
-  %y = ckpt.concat %a, %a dim = 0 : (tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32>) -> tensor<4xf32>
+  %y = ckpt.concat %a, %a dim = 0 : (tensor<4611686018427387904xi1>, tensor<4611686018427387904xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+// Every ckpt op's tensors have a byte size that fits 64 bits:
+// 2^32 * 2^32 * 4 f32 elements are 2^68 bytes.
+func.func @result_bytes_overflow(%w: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.broadcast_to' op result 0 ('tensor<4294967296x4294967296x4xf32>'): byte size overflows 64 bits}}
+  %b = ckpt.broadcast_to %w : tensor<4xf32> -> tensor<4294967296x4294967296x4xf32>
+  return
+}
+
+// -----
+
+// The element width counts: 2^62 elements fit 64 bits, their 2^64 bytes
+// in f32 do not.
+func.func @operand_bytes_overflow(%x: tensor<4611686018427387904xf32>) {
+  // expected-error @below {{'ckpt.neg' op operand 0 ('tensor<4611686018427387904xf32>'): byte size overflows 64 bits}}
+  %y = ckpt.neg %x : tensor<4611686018427387904xf32>
+  return
+}
+
+// -----
+
+// A reshape between two overflowing shapes is caught before their element
+// counts (which would wrap to the same number) are compared.
+func.func @reshape_bytes_overflow(%x: tensor<4294967296x4294967297xi1>) {
+  // expected-error @below {{'ckpt.reshape' op operand 0 ('tensor<4294967296x4294967297xi1>'): byte size overflows 64 bits}}
+  %y = ckpt.reshape %x : tensor<4294967296x4294967297xi1> -> tensor<4294967296xi1>
   return
 }

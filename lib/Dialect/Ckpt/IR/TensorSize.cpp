@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
+#include "ckpt/Support/CheckedMath.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/Format.h"
@@ -20,41 +21,52 @@ uint64_t ckpt::getElementByteWidth(Type elementType) {
 }
 
 std::optional<uint64_t> ckpt::getStaticElementCount(ShapedType type) {
-  uint64_t count = 1;
-  for (int64_t size : type.getShape()) {
-    if (ShapedType::isDynamic(size) || size < 0)
-      return std::nullopt;
-    bool overflow = false;
-    count = llvm::SaturatingMultiply(count, static_cast<uint64_t>(size),
-                                     &overflow);
-    if (overflow)
-      return std::nullopt;
-  }
-  return count;
+  return checkedProduct(type.getShape());
 }
 
 std::optional<uint64_t> ckpt::getStaticTensorBytes(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return 0;
-  std::optional<uint64_t> count = getStaticElementCount(tensor);
-  if (!count)
-    return std::nullopt;
-  bool overflow = false;
-  uint64_t bytes = llvm::SaturatingMultiply(
-      *count, getElementByteWidth(tensor.getElementType()), &overflow);
-  if (overflow)
-    return std::nullopt;
-  return bytes;
+  return checkedProduct(tensor.getShape(),
+                        getElementByteWidth(tensor.getElementType()));
+}
+
+/// Emits, through `emitError`, why `type` (described by `what`) has no byte
+/// size: a dimension of unknown size (unless `allowUnknown`), or more bytes
+/// than 64 bits count.
+static LogicalResult
+verifyByteSize(Type type, const Twine &what,
+               llvm::function_ref<InFlightDiagnostic()> emitError,
+               bool allowUnknown = false) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return success();
+  for (auto [dim, size] : llvm::enumerate(tensor.getShape()))
+    if (ShapedType::isDynamic(size))
+      return allowUnknown
+                 ? success()
+                 : emitError() << what << " (" << type
+                               << ") has unknown size in dimension " << dim
+                               << "; memory and cost need static shapes";
+  if (!getStaticTensorBytes(type))
+    return emitError() << what << " (" << type
+                       << "): byte size overflows 64 bits";
+  return success();
+}
+
+/// "argument N" or "result N", for diagnostics about `value`.
+static std::string describeValue(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return "argument " + std::to_string(arg.getArgNumber());
+  return "result " + std::to_string(cast<OpResult>(value).getResultNumber());
 }
 
 FailureOr<uint64_t> ckpt::getValueBytes(Value value, Operation *diagOwner) {
-  std::optional<uint64_t> bytes = getStaticTensorBytes(value.getType());
-  if (!bytes)
-    return diagOwner->emitError()
-           << "value of type " << value.getType()
-           << " has no static size; memory analysis needs static shapes";
-  return *bytes;
+  if (failed(verifyByteSize(value.getType(), describeValue(value),
+                            [&] { return diagOwner->emitOpError(); })))
+    return failure();
+  return *getStaticTensorBytes(value.getType());
 }
 
 uint64_t ckpt::getTotalTensorBytes(TypeRange types) {
@@ -64,30 +76,27 @@ uint64_t ckpt::getTotalTensorBytes(TypeRange types) {
   return total;
 }
 
-static LogicalResult verifyStaticSize(Operation *op, Type type,
-                                      StringRef role, unsigned index) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor)
-    return success();
-  for (auto [dim, size] : llvm::enumerate(tensor.getShape()))
-    if (ShapedType::isDynamic(size))
-      return op->emitError() << role << " " << index << " (" << type
-                             << ") has unknown size in dimension " << dim
-                             << "; memory and cost need static shapes";
-  if (!getStaticTensorBytes(type))
-    return op->emitError() << role << " " << index << " (" << type
-                           << ") has more bytes than fit in 64 bits";
+/// `verifyByteSize` on every operand and result of `op`.
+static LogicalResult verifyOperandAndResultSizes(Operation *op,
+                                                 bool allowUnknown) {
+  auto emitError = [op] { return op->emitOpError(); };
+  for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(verifyByteSize(type, "operand " + Twine(index), emitError,
+                              allowUnknown)))
+      return failure();
+  for (auto [index, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(verifyByteSize(type, "result " + Twine(index), emitError,
+                              allowUnknown)))
+      return failure();
   return success();
 }
 
 LogicalResult ckpt::verifyStaticSizes(Operation *op) {
-  for (auto [index, type] : llvm::enumerate(op->getOperandTypes()))
-    if (failed(verifyStaticSize(op, type, "operand", index)))
-      return failure();
-  for (auto [index, type] : llvm::enumerate(op->getResultTypes()))
-    if (failed(verifyStaticSize(op, type, "result", index)))
-      return failure();
-  return success();
+  return verifyOperandAndResultSizes(op, /*allowUnknown=*/false);
+}
+
+LogicalResult ckpt::verifyByteSizesFit(Operation *op) {
+  return verifyOperandAndResultSizes(op, /*allowUnknown=*/true);
 }
 
 std::string ckpt::formatBytes(uint64_t bytes) {

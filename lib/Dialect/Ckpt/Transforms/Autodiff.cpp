@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ckpt/Analysis/SavedTensors.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 
@@ -390,6 +391,8 @@ struct CkptAutodiffPass
   LogicalResult buildTrainingStep(ModuleOp module, func::FuncOp forward) {
     if (forward.isExternal())
       return forward.emitOpError("has no body to differentiate");
+    if (failed(verifySingleBlock(forward, "ckpt-autodiff")))
+      return failure();
     FunctionType type = forward.getFunctionType();
     auto loss = type.getNumResults() > 0
                     ? dyn_cast<RankedTensorType>(type.getResult(0))

@@ -8,6 +8,7 @@
 
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+#include "ckpt/Support/CheckedMath.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
@@ -51,17 +52,18 @@ static Type refineShapeOp(Operation *op) {
   SmallVector<int64_t> shape(result.getShape());
   if (isa<ReshapeOp>(op)) {
     std::optional<uint64_t> elements = getStaticElementCount(input);
-    int64_t known = 1, unknown = -1;
+    std::optional<uint64_t> known = checkedProduct(llvm::make_filter_range(
+        shape, [](int64_t size) { return !ShapedType::isDynamic(size); }));
+    int64_t unknown = -1;
     for (auto [i, size] : llvm::enumerate(shape)) {
       if (!ShapedType::isDynamic(size))
-        known *= size;
-      else if (unknown >= 0)
+        continue;
+      if (unknown >= 0)
         return Type(); // several unknowns: ambiguous
-      else
-        unknown = i;
+      unknown = i;
     }
-    if (unknown >= 0 && elements && known > 0)
-      shape[unknown] = *elements / known;
+    if (unknown >= 0 && elements && known && *known > 0)
+      shape[unknown] = *elements / *known;
   } else if (isa<BroadcastToOp>(op)) {
     int64_t offset = result.getRank() - input.getRank();
     for (int64_t i = 0; i < input.getRank(); ++i)

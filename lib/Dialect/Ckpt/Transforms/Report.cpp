@@ -557,6 +557,16 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
       return signalPassFailure();
     }
 
+    // Everything that can fail comes before the first file is kept, so a
+    // failure leaves neither the report nor the timeline behind.
+    SmallVector<ChartSeries> series;
+    if (!timeline.empty())
+      for (const StepReport &report : reports) {
+        FailureOr<SmallVector<ChartSeries>> lines = collectTimelines(report);
+        if (failed(lines))
+          return signalPassFailure();
+        llvm::append_range(series, *lines);
+      }
     std::string message;
     std::unique_ptr<llvm::ToolOutputFile> file =
         openOutputFile(output, &message);
@@ -564,6 +574,15 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
       module.emitError() << "cannot write the report to '" << output
                          << "': " << message;
       return signalPassFailure();
+    }
+    std::unique_ptr<llvm::ToolOutputFile> chart;
+    if (!timeline.empty()) {
+      chart = openOutputFile(timeline, &message);
+      if (!chart) {
+        module.emitError() << "cannot write the memory timeline to '"
+                           << timeline << "': " << message;
+        return signalPassFailure();
+      }
     }
     if (format == "json") {
       llvm::json::Array steps;
@@ -576,21 +595,7 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
         printText(file->os(), report);
     }
     file->keep();
-    if (!timeline.empty()) {
-      SmallVector<ChartSeries> series;
-      for (const StepReport &report : reports) {
-        FailureOr<SmallVector<ChartSeries>> lines = collectTimelines(report);
-        if (failed(lines))
-          return signalPassFailure();
-        llvm::append_range(series, *lines);
-      }
-      std::unique_ptr<llvm::ToolOutputFile> chart =
-          openOutputFile(timeline, &message);
-      if (!chart) {
-        module.emitError() << "cannot write the memory timeline to '"
-                           << timeline << "': " << message;
-        return signalPassFailure();
-      }
+    if (chart) {
       writeByteChartSvg(chart->os(), "simulated live bytes per op",
                         "program point (ops in execution order)", series);
       chart->keep();

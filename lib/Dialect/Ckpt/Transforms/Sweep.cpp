@@ -91,9 +91,20 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
       module.emitError("no training step to sweep; run ckpt-autodiff first");
       return signalPassFailure();
     }
-    if (failed(writeJson(module, sweeps)) ||
-        (!svg.empty() && failed(writeSvg(module, sweeps))))
+    // Both files open before either is kept: a failure leaves neither.
+    std::unique_ptr<llvm::ToolOutputFile> json =
+        openFile(module, output, "sweep");
+    if (!json)
       return signalPassFailure();
+    std::unique_ptr<llvm::ToolOutputFile> plot;
+    if (!svg.empty() && !(plot = openFile(module, svg, "sweep plot")))
+      return signalPassFailure();
+    writeJson(json->os(), sweeps);
+    json->keep();
+    if (plot) {
+      writeSvg(plot->os(), sweeps);
+      plot->keep();
+    }
     markAllAnalysesPreserved();
   }
 
@@ -176,7 +187,7 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
     return sweep;
   }
 
-  LogicalResult writeJson(ModuleOp module, ArrayRef<StepSweep> sweeps) {
+  void writeJson(raw_ostream &os, ArrayRef<StepSweep> sweeps) {
     llvm::json::Array steps;
     for (const StepSweep &sweep : sweeps) {
       llvm::json::Array points;
@@ -193,12 +204,10 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
                                          {"strategy", strategy.getValue()},
                                          {"points", std::move(points)}});
     }
-    return writeFile(module, output, "sweep", [&](raw_ostream &os) {
-      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(steps))) << "\n";
-    });
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(steps))) << "\n";
   }
 
-  LogicalResult writeSvg(ModuleOp module, ArrayRef<StepSweep> sweeps) {
+  void writeSvg(raw_ostream &os, ArrayRef<StepSweep> sweeps) {
     SmallVector<ChartSeries> series;
     for (const StepSweep &sweep : sweeps) {
       SmallVector<const SweepPoint *> front;
@@ -218,22 +227,19 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
       }
       series.push_back(std::move(line));
     }
-    return writeFile(module, svg, "sweep plot", [&](raw_ostream &os) {
-      writeByteChartSvg(os, "simulated peak per plan",
-                        "extra forward FLOPs (% of one forward)", series);
-    });
+    writeByteChartSvg(os, "simulated peak per plan",
+                      "extra forward FLOPs (% of one forward)", series);
   }
 
-  LogicalResult writeFile(ModuleOp module, StringRef path, StringRef what,
-                          llvm::function_ref<void(raw_ostream &)> write) {
+  /// Opens `path` for writing, or reports at `module` why it cannot.
+  std::unique_ptr<llvm::ToolOutputFile>
+  openFile(ModuleOp module, StringRef path, StringRef what) {
     std::string message;
     std::unique_ptr<llvm::ToolOutputFile> file = openOutputFile(path, &message);
     if (!file)
-      return module.emitError() << "cannot write the " << what << " to '"
-                                << path << "': " << message;
-    write(file->os());
-    file->keep();
-    return success();
+      module.emitError() << "cannot write the " << what << " to '" << path
+                         << "': " << message;
+    return file;
   }
 };
 

@@ -117,7 +117,14 @@ def Ckpt_ReductionKind : I32EnumAttr<"ReductionKind",
 // Base op
 //===----------------------------------------------------------------------===//
 
+// Every tensor a ckpt op takes or makes has a byte size that fits 64 bits
+// (TensorSize.h): an absurd shape is an error at the op that has it, not a
+// count that wrapped around in a later analysis or lowering.
+def Ckpt_TensorSizesFit : NativeOpTrait<"TensorSizesFit"> {
+  let cppNamespace = "::ckpt";
+}
+
 class Ckpt_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Ckpt_Dialect, mnemonic, traits>;
+    : Op<Ckpt_Dialect, mnemonic, !listconcat(traits, [Ckpt_TensorSizesFit])>;
 
 #endif // CKPT_DIALECT_TD

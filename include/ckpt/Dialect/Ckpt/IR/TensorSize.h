@@ -10,6 +10,7 @@
 #define CKPT_DIALECT_CKPT_IR_TENSORSIZE_H
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
 
 #include <cstdint>
@@ -28,8 +29,8 @@ std::optional<uint64_t> getStaticElementCount(mlir::ShapedType type);
 /// nullopt when a dimension is unknown or the size does not fit 64 bits.
 std::optional<uint64_t> getStaticTensorBytes(mlir::Type type);
 
-/// Bytes of `value`'s type, or an error at `diagOwner` saying that memory
-/// analysis needs a static size.
+/// Bytes of `value`'s type, or an error at `diagOwner` naming the value and
+/// saying which dimension is unknown or that the size overflows 64 bits.
 mlir::FailureOr<uint64_t> getValueBytes(mlir::Value value,
                                         mlir::Operation *diagOwner);
 
@@ -40,6 +41,20 @@ uint64_t getTotalTensorBytes(mlir::TypeRange types);
 /// Emits an error at `op` naming the first operand or result whose size is
 /// unknown (and the dimension) or does not fit 64 bits.
 mlir::LogicalResult verifyStaticSizes(mlir::Operation *op);
+
+/// Emits an error at `op` naming the first operand or result of static
+/// shape whose byte size does not fit 64 bits; unknown sizes pass.
+mlir::LogicalResult verifyByteSizesFit(mlir::Operation *op);
+
+/// The trait every ckpt op has: `verifyByteSizesFit` in its verifier.
+template <typename ConcreteType>
+class TensorSizesFit
+    : public mlir::OpTrait::TraitBase<ConcreteType, TensorSizesFit> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyByteSizesFit(op);
+  }
+};
 
 /// Renders a byte count for people: "8388608 B (8 MiB)".
 std::string formatBytes(uint64_t bytes);
