@@ -229,8 +229,9 @@ int fail(const Twine &message) {
   return 1;
 }
 
-/// The lowered step's `malloc` (as `ckptAllocate`). The step's code cannot handle a null
-/// block, so running out of memory ends the run here, with the size.
+/// The lowered step's `malloc` (as `ckptAllocate`). The step's code cannot
+/// handle a null block, so running out of memory ends the run here, with
+/// the size.
 void *allocateForStep(size_t size) {
   if (void *pointer = ckpt::runtime::allocate(size))
     return pointer;
