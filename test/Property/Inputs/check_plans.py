@@ -18,7 +18,9 @@ keeping everything, and these must hold:
 - no recompute region holds an op that cannot be recomputed (I/O,
   collectives, nondeterministic atomics, calls, implicit randomness);
 - ckpt-run's loss and gradients are bit-identical (.npy bytes) to those of
-  the plan that keeps everything, on the same seed, dropout included.
+  the plan that keeps everything, on the same seed, dropout included;
+- the peak ckpt-run measures (with and without the returned gradients) is
+  never above the simulated one, so a budget holds at run time too.
 
 Graphs with a collective or an index_add are planned but not run (they
 are not lowered); prints are removed from a planned step before it runs.
@@ -57,6 +59,8 @@ ILLEGAL_IN_RECOMPUTE = [
     (re.compile(r"\bckpt\.dropout\b(?!.* rng )"),
      "ckpt.dropout without explicit random state"),
 ]
+MEASURED_PEAK = re.compile(r"^(peak bytes.*): measured (\d+) .*, simulated (\d+) ",
+                           re.MULTILINE)
 BUDGET_ERROR = re.compile(
     r"above the budget of (\d+) B\b.*the smallest budget this strategy meets is (\d+) B")
 
@@ -138,11 +142,17 @@ class Case:
             self.fail(options, f"{len(reports)} training steps reported", cmd)
         return reports[0], result
 
-    def check_plan(self, name, strategy, options, budget):
+    def check_plan(self, name, strategy, options, budget, must_fit=False):
+        """Plans and checks the properties; returns the planned step, or
+        None when planning failed as it should. With `must_fit`, the budget
+        is the smallest one an error named, and planning must succeed."""
         report, result = self.plan(name, options)
         cmd = self.plan_command(name, options)
         illegal_segment = strategy == "manual" and self.graph.manual_plan_illegal()
         if report is None:
+            if must_fit:
+                self.fail(options, "the smallest budget an error named is "
+                          f"refused:\n{result.stderr}", cmd)
             if illegal_segment and "cannot be recomputed" in result.stderr:
                 return None
             match = BUDGET_ERROR.search(result.stderr)
@@ -158,11 +168,9 @@ class Case:
                     and budget >= self.dp_smallest_peak:
                 self.fail(options, f"budget {budget} B refused, but dp reaches "
                           f"{self.dp_smallest_peak} B without one", cmd)
-            retry = options.replace(f"budget={budget}", f"budget={smallest}")
-            report, result = self.plan(name, retry)
-            if report is None:
-                self.fail(retry, "the smallest budget the error named is "
-                          f"refused:\n{result.stderr}", self.plan_command(name, retry))
+            self.check_plan(name, strategy,
+                            options.replace(f"budget={budget}", f"budget={smallest}"),
+                            smallest, must_fit=True)
             return None
         if illegal_segment:
             self.fail(options, "a manual segment with an op that cannot be "
@@ -198,6 +206,13 @@ class Case:
         result = run(cmd)
         if result.returncode != 0:
             self.fail(options, f"ckpt-run failed:\n{result.stderr}", cmd)
+        peaks = MEASURED_PEAK.findall(result.stdout)
+        if len(peaks) != 2:
+            self.fail(options, f"no measured peaks in:\n{result.stdout}", cmd)
+        for label, measured, simulated in peaks:
+            if int(measured) > int(simulated):
+                self.fail(options, f"{label}: measured {measured} B, above the "
+                          f"simulated {simulated} B", cmd)
         return out
 
     def compare_outputs(self, options, reference, out):
@@ -310,11 +325,11 @@ def main():
             done, pending = concurrent.futures.wait(
                 pending, return_when=concurrent.futures.FIRST_COMPLETED)
             for future in done:
-                checked, plans, runs = report(future.result(), failures,
-                                              checked, plans, runs)
+                checked, plans, runs = tally(future.result(), failures,
+                                             checked, plans, runs)
         for future in concurrent.futures.as_completed(pending):
-            checked, plans, runs = report(future.result(), failures, checked,
-                                          plans, runs)
+            checked, plans, runs = tally(future.result(), failures, checked,
+                                         plans, runs)
     print(f"{checked} seeds from {args.first_seed}: {plans} plans, {runs} runs, "
           f"{len(failures)} failed seeds ({time.monotonic() - start:.0f} s)")
     if failures:
@@ -322,7 +337,7 @@ def main():
     return 1 if failures else 0
 
 
-def report(result, failures, checked, plans, runs):
+def tally(result, failures, checked, plans, runs):
     seed, case_plans, case_runs, failure = result
     if failure:
         print("FAIL " + failure, flush=True)
