@@ -1,5 +1,6 @@
 // An explicit dropout's gradient draws the same mask again from the same
-// state and counters; it saves nothing but the random state, and the step
+// state and counters; it saves nothing but the random state (16 bytes: seed
+// and base counter), and the step
 // returns the state advanced past the counters it drew.
 // RUN: ckpt-opt %s --ckpt-thread-rng --ckpt-autodiff=keep-forward=false --ckpt-report="remarks=1 output=%t" -verify-diagnostics | FileCheck %s
 
@@ -13,8 +14,8 @@
 //       CHECK:   %[[NEXT:.+]] = ckpt.rng_advance %[[RNG]] counters = 8 {ckpt.backward}
 //       CHECK:   return %{{.+}}, %[[DA]], %[[NEXT]]
 
-// expected-remark @below {{saved activation %arg1: '!ckpt.rng', 0 bytes, read by 3 backward op(s)}}
-// expected-remark @below {{training step @dropout_train: saved activations 0 bytes in 1 tensors}}
+// expected-remark @below {{saved activation %arg1: '!ckpt.rng', 16 bytes, read by 3 backward op(s)}}
+// expected-remark @below {{training step @dropout_train: saved activations 16 bytes in 1 tensors}}
 func.func @dropout(%x: tensor<2x8xf32> {ckpt.param}) -> tensor<f32> {
   %a = ckpt.dropout %x p = 0.25 : tensor<2x8xf32>
   %b = ckpt.dropout %a p = 0.5 : tensor<2x8xf32>

@@ -8,6 +8,8 @@
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Support/CheckedMath.h"
 
+#include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
@@ -25,6 +27,8 @@ std::optional<uint64_t> ckpt::getStaticElementCount(ShapedType type) {
 }
 
 std::optional<uint64_t> ckpt::getStaticTensorBytes(Type type) {
+  if (isa<RngType>(type))
+    return kRandomStateBytes;
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return 0;

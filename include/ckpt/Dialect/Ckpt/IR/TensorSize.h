@@ -25,8 +25,13 @@ uint64_t getElementByteWidth(mlir::Type elementType);
 /// unknown or the count does not fit 64 bits.
 std::optional<uint64_t> getStaticElementCount(mlir::ShapedType type);
 
-/// Bytes of a statically shaped tensor (non-tensor types are 0 bytes);
-/// nullopt when a dimension is unknown or the size does not fit 64 bits.
+/// Bytes of the random state `!ckpt.rng`, which lowers to a tensor<2xi64>
+/// (seed, base counter): a buffer like any other at run time.
+constexpr uint64_t kRandomStateBytes = 2 * sizeof(int64_t);
+
+/// Bytes of a statically shaped tensor or of the random state (other
+/// non-tensor types are 0 bytes); nullopt when a dimension is unknown or the
+/// size does not fit 64 bits.
 std::optional<uint64_t> getStaticTensorBytes(mlir::Type type);
 
 /// Bytes of `value`'s type, or an error at `diagOwner` naming the value and
