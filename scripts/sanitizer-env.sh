@@ -1,8 +1,6 @@
 # Sourced by the scripts that run the sanitized build: how its sanitizers
 # report.
-root=${root:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # MLIR's uninstrumented libraries fill containers the instrumented code
 # reads, which container-overflow checks would misreport.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_container_overflow=0:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/scripts/leak-suppressions.txt:print_suppressions=0}

@@ -14,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
+#include <string>
 
 using namespace mlir;
 
@@ -29,7 +30,11 @@ std::unique_ptr<MLIRContext> ckpt::fuzz::makeContext() {
 
 OwningOpRef<ModuleOp> ckpt::fuzz::parseModule(llvm::StringRef text,
                                               MLIRContext &context) {
-  return parseSourceString<ModuleOp>(text, ParserConfig(&context), "input");
+  // MLIR's lexer reads the byte after the text, which in a file's buffer
+  // (as ckpt-opt reads it) is a NUL; the fuzzer's bytes end without one.
+  std::string terminated = text.str();
+  return parseSourceString<ModuleOp>(terminated, ParserConfig(&context),
+                                     "input");
 }
 
 namespace {

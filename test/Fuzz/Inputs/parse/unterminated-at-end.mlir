@@ -1,0 +1,2 @@
+//Gÿÿÿÿÿÿ>
+  ritivmielllvemue
