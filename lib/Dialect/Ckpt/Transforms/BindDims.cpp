@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 #include "ckpt/Support/CheckedMath.h"
 
@@ -74,37 +75,51 @@ static Type refineShapeOp(Operation *op) {
   return RankedTensorType::get(shape, result.getElementType());
 }
 
+static LogicalResult reinferOp(Operation &op);
+
 /// Re-infers the result types of the ops of `block`, in order.
 static LogicalResult reinfer(Block &block) {
   for (Operation &op : block) {
-    if (auto segment = dyn_cast<CheckpointOp>(op)) {
-      Block &body = segment.getBodyBlock();
-      for (auto [arg, input] :
-           llvm::zip_equal(body.getArguments(), segment.getInputs()))
-        arg.setType(input.getType());
-      if (failed(reinfer(body)))
-        return failure();
-      for (auto [result, value] : llvm::zip_equal(
-               segment.getResults(),
-               cast<YieldOp>(body.getTerminator()).getValues()))
-        result.setType(value.getType());
-      continue;
-    }
-    if (auto inferring = dyn_cast<InferTypeOpInterface>(op)) {
-      SmallVector<Type> types;
-      if (failed(inferring.inferReturnTypes(
-              op.getContext(), op.getLoc(), op.getOperands(),
-              op.getRawDictionaryAttrs(), op.getPropertiesStorage(),
-              op.getRegions(), types)))
-        return failure();
-      for (auto [result, type] : llvm::zip_equal(op.getResults(), types))
-        result.setType(type);
-      continue;
-    }
-    if (isa<ReshapeOp, BroadcastToOp>(op))
-      if (Type refined = refineShapeOp(&op))
-        op.getResult(0).setType(refined);
+    if (failed(reinferOp(op)))
+      return failure();
+    // Sizes that bind gave may multiply past 64 bits: an error here, not
+    // IR that stops verifying.
+    if (failed(verifyByteSizesFit(&op)))
+      return failure();
   }
+  return success();
+}
+
+/// Re-infers the result types of `op` from its operands (for a segment,
+/// through its body).
+static LogicalResult reinferOp(Operation &op) {
+  if (auto segment = dyn_cast<CheckpointOp>(op)) {
+    Block &body = segment.getBodyBlock();
+    for (auto [arg, input] :
+         llvm::zip_equal(body.getArguments(), segment.getInputs()))
+      arg.setType(input.getType());
+    if (failed(reinfer(body)))
+      return failure();
+    for (auto [result, value] :
+         llvm::zip_equal(segment.getResults(),
+                         cast<YieldOp>(body.getTerminator()).getValues()))
+      result.setType(value.getType());
+    return success();
+  }
+  if (auto inferring = dyn_cast<InferTypeOpInterface>(op)) {
+    SmallVector<Type> types;
+    if (failed(inferring.inferReturnTypes(
+            op.getContext(), op.getLoc(), op.getOperands(),
+            op.getRawDictionaryAttrs(), op.getPropertiesStorage(),
+            op.getRegions(), types)))
+      return failure();
+    for (auto [result, type] : llvm::zip_equal(op.getResults(), types))
+      result.setType(type);
+    return success();
+  }
+  if (isa<ReshapeOp, BroadcastToOp>(op))
+    if (Type refined = refineShapeOp(&op))
+      op.getResult(0).setType(refined);
   return success();
 }
 
