@@ -1,7 +1,8 @@
 // Tensors with a dimension of 0 (an empty batch) work end to end: autodiff,
 // planning under every strategy, lowering and running. They hold 0 bytes
-// (the only saved bytes are dropout's 16-byte random state), the loss is 0, the gradients are zero, and an empty input can be loaded
-// from an empty .npy.
+// (the only saved bytes are dropout's 16-byte random state), the loss is 0,
+// the gradients are zero, and an empty input can be loaded from an empty
+// .npy.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python %S/../Tools/Inputs/make_npy.py %t/empty.npy '<f4' '0, 4' 0
 // RUN: ckpt-opt %s --ckpt-thread-rng --ckpt-autodiff --ckpt-report | FileCheck %s --check-prefix=REPORT
