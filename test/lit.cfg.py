@@ -29,6 +29,11 @@ llvm_config.add_tool_substitutions(
     ["ckpt-opt", "ckpt-run", "ckpt-fuzz-parse", "ckpt-fuzz-pipeline",
      "ckpt-fuzz-options"], [config.ckpt_tools_dir])
 
+# An instrumented build's libraries need the sanitizer runtimes in whatever
+# links them: the installed package's consumers are tested unsanitized.
+if config.sanitized:
+    config.available_features.add("sanitizers")
+
 # The GPU pipeline's tests need ptxas (the CUDA toolkit CMake found); the
 # tests that run kernels need a GPU and its driver.
 if config.cuda_toolkit:

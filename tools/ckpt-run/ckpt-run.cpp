@@ -28,6 +28,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -481,6 +482,32 @@ int main(int argc, char **argv) {
   });
   (*engine)->initialize();
 
+  auto release = [](ArrayRef<Buffer> outputs) {
+    // Two results can share a buffer (the same value returned twice).
+    SmallVector<void *> freed;
+    for (const Buffer &buffer : outputs)
+      if (!llvm::is_contained(freed, buffer.allocated)) {
+        freed.push_back(buffer.allocated);
+        ckpt::runtime::deallocate(buffer.allocated);
+      }
+  };
+  // Every exit from here on, an error included, gives back what the run
+  // holds: host blocks, device copies of the inputs, and the results of
+  // the last run of the step.
+  SmallVector<void *> hostBlocks, deviceInputs;
+  SmallVector<Buffer> heldResults;
+  auto releaseResults = [&] {
+    release(heldResults);
+    heldResults.clear();
+  };
+  llvm::scope_exit releaseAll([&] {
+    releaseResults();
+    for (void *block : deviceInputs)
+      ckpt::runtime::getCudaMemory().release(block);
+    for (void *block : hostBlocks)
+      std::free(block);
+  });
+
   // Inputs live in plain aligned memory: the simulator counts arguments as
   // live throughout, and so does the measured peak.
   uint64_t inputBytes = 0;
@@ -488,6 +515,7 @@ int main(int argc, char **argv) {
     if (!buffer.allocateOnHost())
       return fail("cannot allocate " + ckpt::formatBytes(buffer.bytes()) +
                   " for argument " + Twine(index) + " of '" + name + "'");
+    hostBlocks.push_back(buffer.allocated);
     buffer.sizes.assign(buffer.type.getShape().begin(),
                         buffer.type.getShape().end());
     buffer.strides = rowMajorStrides(buffer.type.getShape());
@@ -558,11 +586,10 @@ int main(int argc, char **argv) {
 
   // On the GPU the step reads device copies of the inputs (not counted in
   // the heap, like the host inputs on the CPU).
-  SmallVector<void *> hostInputs;
   if (onGpu)
     for (Buffer &buffer : inputs) {
-      hostInputs.push_back(buffer.allocated);
       void *copy = ckpt::runtime::getCudaMemory().allocate(buffer.bytes());
+      deviceInputs.push_back(copy);
       ckpt::runtime::copyToDevice(copy, buffer.data(), buffer.bytes());
       buffer.allocated = buffer.aligned = copy;
       buffer.offset = 0;
@@ -607,20 +634,18 @@ int main(int argc, char **argv) {
     }
     return success();
   };
-  auto release = [](MutableArrayRef<Buffer> outputs) {
-    // Two results can share a buffer (the same value returned twice).
-    SmallVector<void *> freed;
-    for (Buffer &buffer : outputs)
-      if (!llvm::is_contained(freed, buffer.allocated)) {
-        freed.push_back(buffer.allocated);
-        ckpt::runtime::deallocate(buffer.allocated);
-      }
+  /// Runs the step into `results`, which `releaseAll` then owns.
+  auto runStep = [&]() -> LogicalResult {
+    if (failed(invoke(name, results)))
+      return failure();
+    heldResults.assign(results.begin(), results.end());
+    return success();
   };
 
   for (unsigned i = 0; i < warmup; ++i) {
-    if (failed(invoke(name, results)))
+    if (failed(runStep()))
       return 1;
-    release(results);
+    releaseResults();
   }
   unsigned runs = std::max(1u, repeat.getValue());
   double totalSeconds = 0, bestSeconds = INFINITY;
@@ -630,7 +655,7 @@ int main(int argc, char **argv) {
     auto start = std::chrono::steady_clock::now();
     if (onGpu)
       ckpt::runtime::startGpuTimer();
-    if (failed(invoke(name, results)))
+    if (failed(runStep()))
       return 1;
     // GPU time between events; on the CPU, wall time.
     double seconds = onGpu ? 1e-3 * ckpt::runtime::stopGpuTimer()
@@ -641,7 +666,7 @@ int main(int argc, char **argv) {
     bestSeconds = std::min(bestSeconds, seconds);
     peakAllocated = ckpt::runtime::getAllocationStats().peakBytes;
     if (i + 1 < runs)
-      release(results);
+      releaseResults();
   }
   // The same run without the gradients (and next random state) a training
   // step returns, as if they had existed before it: PyTorch's accounting
@@ -653,13 +678,12 @@ int main(int argc, char **argv) {
   uint64_t peakWithoutGradients =
       ckpt::runtime::getPeakExcluding(returnedFromBackward);
   // What follows reads the results on the host.
-  SmallVector<Buffer> deviceResults;
   if (onGpu) {
-    deviceResults = results;
-    for (auto [buffer, device] : llvm::zip(results, deviceResults)) {
+    for (auto [buffer, device] : llvm::zip(results, heldResults)) {
       if (!buffer.allocateOnHost())
         return fail("cannot allocate " + ckpt::formatBytes(buffer.bytes()) +
                     " on the host for a result of '" + name + "'");
+      hostBlocks.push_back(buffer.allocated);
       ckpt::runtime::copyToHost(buffer.data(), device.data(), buffer.bytes());
     }
   }
@@ -858,18 +882,5 @@ int main(int argc, char **argv) {
   if (!outputs.empty() && writeOutputs(outDir, outputs) != 0)
     return 1;
 
-  if (onGpu) {
-    release(deviceResults);
-    for (Buffer &buffer : results)
-      std::free(buffer.allocated);
-    for (auto [buffer, host] : llvm::zip(inputs, hostInputs)) {
-      ckpt::runtime::getCudaMemory().release(buffer.allocated);
-      std::free(host);
-    }
-    return status;
-  }
-  release(results);
-  for (Buffer &buffer : inputs)
-    std::free(buffer.allocated);
   return status;
 }
