@@ -274,9 +274,11 @@ IlpResult ckpt::findChainPlanIlp(const ChainModel &model,
     SolveOutcome outcome =
         program.solve(*budget, left, limits.nodes, incumbent);
     ++result.solves;
+    // An infeasible program's bound is CBC's infinity (1e50), which no
+    // integer holds: clamp it before converting.
+    double bound = std::max(0.0, std::ceil(outcome.bound - 1e-6));
     result.lowerBound = std::max(
-        dpBound,
-        static_cast<uint64_t>(std::max(0.0, std::ceil(outcome.bound - 1e-6))));
+        dpBound, bound >= 0x1p64 ? UINT64_MAX : static_cast<uint64_t>(bound));
     if (!outcome.segments) {
       // Nothing fits the model (or none was found in time).
       result.optimal = outcome.proven && !incumbent;
