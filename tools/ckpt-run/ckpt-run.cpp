@@ -552,7 +552,9 @@ int main(int argc, char **argv) {
                   " (dtype " + expected + ")"),
              false;
     }
-    std::memcpy(buffer.data(), array.data.data(), buffer.bytes());
+    // An empty array has no data to copy (and memcpy no null source).
+    if (buffer.bytes() > 0)
+      std::memcpy(buffer.data(), array.data.data(), buffer.bytes());
     return true;
   };
   if (!inputDir.empty()) {
