@@ -55,7 +55,7 @@ for target in "${targets[@]}"; do
   "$build/bin/ckpt-fuzz-$target" "$corpus" -max_total_time="$seconds" \
     -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="$findings/" > "$build/fuzz/$target.log" 2>&1 || status=1
-  grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY" \
+  grep -a -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY" \
     "$build/fuzz/$target.log" || true
   if [ -n "$(ls -A "$findings")" ]; then
     echo "fuzz: $target found inputs that fail: $findings" >&2
