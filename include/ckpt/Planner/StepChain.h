@@ -1,11 +1,15 @@
 //===- StepChain.h - a training step as the dp planner's chain ------------===//
 //
-// Measures the chain model of ChainDp.h on a training step with the memory
-// simulator itself, so that the dp search optimises the simulator's peak:
-// the step with no plan, and the step with each run of stages as its only
-// segment (recomputing everything, and, where the run has expensive ops,
-// keeping their results), are materialised and simulated, and every
-// program point is given to the stage whose plan decides its live bytes.
+// The chain model of ChainDp.h for a training step, so that the dp search
+// optimises the memory simulator's peak. The step is simulated once with no
+// plan; each run of stages as the step's only segment (recomputing
+// everything, or, where the run has expensive ops, keeping their results)
+// then changes the lifetimes of only the buffers it recomputes or reads, so
+// its peak, freed bytes and FLOPs follow from that one timeline (range
+// maxima) and those buffers, without writing the plan. Every program point
+// is given to the stage whose plan decides its live bytes.
+// simulateChainRun materialises and simulates a run instead: the oracle the
+// model is tested against, byte for byte.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,14 +57,27 @@ public:
   /// The stages the model's indices refer to, ops of the step it was built
   /// on.
   llvm::ArrayRef<Stage> getStages() const { return stages; }
+  /// The stage of each point of the step's timeline: 0 is the arguments
+  /// alone, i + 1 the step's op at position i.
+  llvm::ArrayRef<size_t> getPointStages() const { return pointStages; }
 
 private:
   llvm::SmallVector<Stage> stages;
+  llvm::SmallVector<size_t> pointStages;
   llvm::SmallVector<int64_t> keptPeaks;
   /// segments[first][last - first]; a run stops at the first stage that
   /// may not be recomputed.
   std::vector<std::vector<llvm::SmallVector<ChainSegment, 2>>> segments;
 };
+
+/// Stages first..last of `chain` (built on `step`) as the only segment of a
+/// copy of `step`, written as dp writes it, materialised and simulated: the
+/// peak at the run's points, the bytes fewer at the next stage's first op
+/// and the recompute FLOPs that the model predicts for that option.
+mlir::FailureOr<ChainSegment>
+simulateChainRun(mlir::func::FuncOp step, const StepChain &chain, size_t first,
+                 size_t last, unsigned option,
+                 unsigned expensiveFlopsPerElement);
 
 } // namespace ckpt
 

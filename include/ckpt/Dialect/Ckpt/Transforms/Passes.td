@@ -202,6 +202,35 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
 
+def CkptVerifyChainModelPass : Pass<"ckpt-verify-chain-model",
+                                     "::mlir::ModuleOp"> {
+  let summary = "Checks dp's chain model against the memory simulator, run "
+                "by run";
+  let description = [{
+    Builds the chain model `dp` and `ilp` plan with (the same stages, with
+    `stage-crossings` and `selective-flops-per-element` as for `ckpt-plan`)
+    for every training step, and, for every run of stages that may be a
+    segment and each way it may be one, writes the run as the step's only
+    segment on a copy, materialises and simulates it, and compares the
+    model's peak at the run's points, bytes freed at the next stage's first
+    op and recompute FLOPs with the simulated ones. Any difference is an
+    error at the step naming the run and both values; otherwise a remark
+    gives the number of stages and runs checked. The step is unchanged.
+    This is the model's test oracle (a simulation per run, so its time
+    grows with the square of the stages), for tests and bug reports.
+  }];
+  let options = [
+    Option<"stageCrossings", "stage-crossings", "unsigned", /*default=*/"1",
+           "End a stage where at most this many activations cross "
+           "(at least 1)">,
+    Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
+           /*default=*/"64",
+           "Runs may keep the results of ops above this many FLOPs per "
+           "element">
+  ];
+  let dependentDialects = ["::ckpt::CkptDialect"];
+}
+
 def CkptInsertRecomputePass : Pass<"ckpt-insert-recompute", "::mlir::ModuleOp"> {
   let summary = "Materialises a plan: recompute regions replace recomputed saved tensors";
   let description = [{
