@@ -23,6 +23,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
+#include <set>
 
 using namespace mlir;
 using namespace ckpt;
@@ -138,28 +139,92 @@ SmallVector<Stage> isolateUnsegmentable(ArrayRef<Stage> stages) {
   return split;
 }
 
-/// Range maxima of a sequence in O(1) after O(n log n) (a sparse table).
-class RangeMax {
+/// Range additions and range maxima over a sequence, each in O(log n).
+class MaxTree {
 public:
-  explicit RangeMax(ArrayRef<int64_t> values) {
-    levels.emplace_back(values.begin(), values.end());
-    for (size_t width = 1; 2 * width <= values.size(); width *= 2) {
-      const std::vector<int64_t> &half = levels.back();
-      std::vector<int64_t> next(half.size() - width);
-      for (size_t i = 0; i < next.size(); ++i)
-        next[i] = std::max(half[i], half[i + width]);
-      levels.push_back(std::move(next));
-    }
+  void reset(ArrayRef<int64_t> leaves) {
+    size = leaves.size();
+    top.assign(4 * std::max<size_t>(size, 1), 0);
+    pending.assign(top.size(), 0);
+    if (size)
+      build(1, 0, size - 1, leaves);
   }
-  /// The largest of values first..last (inclusive, first <= last).
-  int64_t get(size_t first, size_t last) const {
-    unsigned level = llvm::Log2_64(last - first + 1);
-    return std::max(levels[level][first],
-                    levels[level][last + 1 - (size_t(1) << level)]);
+  /// Adds `delta` to values from..to (inclusive; nothing when from > to).
+  void add(int64_t from, int64_t to, int64_t delta) {
+    to = std::min<int64_t>(to, size - 1);
+    if (from <= to && delta)
+      add(1, 0, size - 1, from, to, delta);
+  }
+  /// The largest of values from..to (from <= to).
+  int64_t get(int64_t from, int64_t to) const {
+    return get(1, 0, size - 1, from, to);
+  }
+  int64_t get() const { return top[1]; }
+
+private:
+  // top[node]: the largest value below node, with the additions made at
+  // node and below; pending[node]: what was added to all of node's range.
+  void build(size_t node, int64_t low, int64_t high,
+             ArrayRef<int64_t> leaves) {
+    if (low == high) {
+      top[node] = leaves[low];
+      return;
+    }
+    int64_t middle = (low + high) / 2;
+    build(2 * node, low, middle, leaves);
+    build(2 * node + 1, middle + 1, high, leaves);
+    top[node] = std::max(top[2 * node], top[2 * node + 1]);
+  }
+  void add(size_t node, int64_t low, int64_t high, int64_t from, int64_t to,
+           int64_t delta) {
+    if (to < low || high < from)
+      return;
+    if (from <= low && high <= to) {
+      top[node] += delta;
+      pending[node] += delta;
+      return;
+    }
+    int64_t middle = (low + high) / 2;
+    add(2 * node, low, middle, from, to, delta);
+    add(2 * node + 1, middle + 1, high, from, to, delta);
+    top[node] = std::max(top[2 * node], top[2 * node + 1]) + pending[node];
+  }
+  int64_t get(size_t node, int64_t low, int64_t high, int64_t from,
+              int64_t to) const {
+    if (from <= low && high <= to)
+      return top[node];
+    int64_t middle = (low + high) / 2;
+    int64_t best = std::numeric_limits<int64_t>::min() / 2;
+    if (from <= middle)
+      best = std::max(best, get(2 * node, low, middle, from, to));
+    if (to > middle)
+      best = std::max(best, get(2 * node + 1, middle + 1, high, from, to));
+    return best + pending[node];
+  }
+
+  int64_t size = 0;
+  std::vector<int64_t> top, pending;
+};
+
+/// Point additions and suffix sums, each in O(log n).
+class SuffixSums {
+public:
+  void reset(size_t count) { sums.assign(count + 1, 0); }
+  void add(size_t index, int64_t delta) {
+    for (size_t i = sums.size() - 1 - index; i < sums.size(); i |= i + 1)
+      sums[i] += delta;
+  }
+  /// The sum of the values at `index` and after.
+  int64_t from(size_t index) const {
+    int64_t total = 0;
+    for (int64_t i = static_cast<int64_t>(sums.size()) - 1 - index; i >= 0;
+         i = (i & (i + 1)) - 1)
+      total += sums[i];
+    return total;
   }
 
 private:
-  std::vector<std::vector<int64_t>> levels;
+  std::vector<int64_t> sums;
 };
 
 /// The training step as the run model reads it: ops in program order
@@ -215,11 +280,44 @@ public:
                 ArrayRef<size_t> pointStages, const MemoryPeak &none,
                 unsigned expensiveFlopsPerElement);
 
-  /// Stages first..last as the only segment, keeping the results of
-  /// expensive ops or not.
-  ChainSegment evaluate(size_t first, size_t last, bool keepExpensive) const;
+  /// Each run of stages from `first` up to before `end` as the only
+  /// segment, keeping the results of expensive ops or not, to `record` with
+  /// its last stage. Each longer run changes what the shorter one did by the
+  /// values it recomputes besides, so the runs from one stage cost about
+  /// the run's ops and their uses, each in O(log ops), all together.
+  void sweepRuns(size_t first, size_t end, bool keepExpensive,
+                 llvm::function_ref<void(size_t, const ChainSegment &)> record);
 
 private:
+  /// A lifetime with the plan: to the step's op `at`, or to the region's
+  /// copy of the forward op at position `at`.
+  struct Lifetime {
+    bool inRegion;
+    int32_t at;
+    bool operator==(const Lifetime &other) const {
+      return inRegion == other.inRegion && at == other.at;
+    }
+  };
+  /// A buffer of the step a run changes: its last use by the step's ops
+  /// (as the plan leaves them, and by the backward reads moved to it from
+  /// a view the region makes of it) and by the region's ops (a forward
+  /// position; -1 for none), and the lifetime its contribution was added
+  /// with (keyed by its last use by the step's ops).
+  struct Original {
+    int32_t ownUse, redirectedUse, regionUse;
+    Lifetime applied;
+    int32_t appliedKey;
+  };
+  /// A buffer the region makes: where (a forward position), its bytes, its
+  /// last reads by the region and by backward (-1 for none), and the
+  /// lifetime its contribution was added with.
+  struct Copy {
+    int64_t bytes = 0;
+    int32_t position = 0, regionUse = -1, redirectedUse = -1;
+    Lifetime applied;
+  };
+
+
   SmallVector<OpInfo> ops;
   SmallVector<ValueInfo> values;
   SmallVector<BufferInfo> buffers;
@@ -231,7 +329,27 @@ private:
   /// alone.
   SmallVector<int64_t> live;
   int64_t argumentsAlone = 0;
-  std::optional<RangeMax> liveMax;
+  /// The forward ops in order, each op's place among them, and the values
+  /// backward reads, by the stage of the last forward op reading or making
+  /// them: a run recomputes them from that stage on.
+  SmallVector<int32_t> forwardOps, forwardPosition;
+  SmallVector<SmallVector<int32_t>> recomputableAt;
+
+  // State of one sweep: marks of the current sweep (`stamp`) on recomputed
+  // values, region ops, values with a region copy and tracked buffers;
+  // live bytes with the plan at the step's ops and (relative to what is
+  // live across the region's place) at the region's ops, by forward
+  // position; per op, the bytes of tracked buffers freed after it less
+  // those it would free without the plan; the tracked buffers dying in
+  // the region, by their last use by the step's ops.
+  unsigned stamp = 0;
+  SmallVector<unsigned> recomputedStamp, sliceStamp, copyStamp, originalStamp;
+  SmallVector<std::pair<int32_t, int32_t>> copyOf;
+  SmallVector<Original> originals;
+  SmallVector<Copy> copies;
+  MaxTree atOps, regionTree;
+  SuffixSums dying;
+  std::set<std::pair<int32_t, int32_t>> regionOriginals;
 };
 
 StepLifetimes::StepLifetimes(func::FuncOp step, ArrayRef<Stage> stages,
@@ -349,228 +467,279 @@ StepLifetimes::StepLifetimes(func::FuncOp step, ArrayRef<Stage> stages,
   argumentsAlone = static_cast<int64_t>(none.timeline[0]);
   for (int32_t op = 0; op < opCount; ++op)
     live.push_back(static_cast<int64_t>(none.timeline[op + 1]));
-  if (opCount)
-    liveMax.emplace(live);
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    forwardPosition.push_back(op.stage >= 0 ? forwardOps.size() : -1);
+    if (op.stage >= 0)
+      forwardOps.push_back(index);
+  }
+  recomputableAt.resize(stages.size());
+  for (auto [index, value] : llvm::enumerate(values)) {
+    if (value.producer < 0 || ops[value.producer].stage < 0 ||
+        value.firstBackwardUse < 0 || value.lastForwardStage == INT32_MAX)
+      continue;
+    recomputableAt[std::max(ops[value.producer].stage, value.lastForwardStage)]
+        .push_back(index);
+  }
+  recomputedStamp.assign(values.size(), 0);
+  copyStamp.assign(values.size(), 0);
+  copyOf.resize(values.size());
+  sliceStamp.assign(ops.size(), 0);
+  originalStamp.assign(buffers.size(), 0);
+  originals.resize(buffers.size());
 }
 
-ChainSegment StepLifetimes::evaluate(size_t first, size_t last,
-                                     bool keepExpensive) const {
+void StepLifetimes::sweepRuns(
+    size_t first, size_t end, bool keepExpensive,
+    llvm::function_ref<void(size_t, const ChainSegment &)> record) {
   const int32_t opCount = ops.size();
-  auto inRun = [&](int32_t op) {
-    return ops[op].stage >= static_cast<int32_t>(first) &&
-           ops[op].stage <= static_cast<int32_t>(last);
-  };
+  const int64_t kInactive = std::numeric_limits<int64_t>::min() / 4;
   auto kept = [&](int32_t op) { return keepExpensive && ops[op].expensive; };
-
-  // The values recomputed: made in the run by an op not kept, read by
-  // backward and by no forward op after the run; the region goes right
-  // before the first backward op reading one of them.
-  SmallVector<int32_t> recomputed;
-  llvm::SmallDenseSet<int32_t, 32> isRecomputed;
+  ++stamp;
+  atOps.reset(live);
+  regionTree.reset(SmallVector<int64_t>(forwardOps.size(), kInactive));
+  dying.reset(opCount);
+  regionOriginals.clear();
+  copies.clear();
   int32_t regionAt = opCount;
-  for (size_t stage = first; stage <= last; ++stage)
-    for (int32_t op : stageOps[stage]) {
-      if (kept(op))
-        continue;
-      for (int32_t value : ops[op].results) {
-        const ValueInfo &info = values[value];
-        if (info.firstBackwardUse < 0 ||
-            info.lastForwardStage > static_cast<int32_t>(last))
-          continue;
-        recomputed.push_back(value);
-        isRecomputed.insert(value);
-        regionAt = std::min(regionAt, info.firstBackwardUse);
-      }
-    }
+  uint64_t flops = 0;
+  bool region = false;
+  // Bytes of buffers that live from the region's place on (copies read
+  // after it) less those of buffers freed in it, added to the step's ops
+  // from the region's place, as added now.
+  int64_t fromRegion = 0, addedFromRegion = 0;
+  int32_t addedAt = opCount;
 
-  // The region's ops: what the recomputed values depend on within the run,
-  // from the kept results and the run's inputs, in program order.
-  llvm::SmallDenseMap<int32_t, int32_t, 32> regionIndex;
-  SmallVector<int32_t> region;
-  if (!recomputed.empty()) {
-    llvm::SmallDenseSet<int32_t, 32> needed;
-    SmallVector<int32_t> worklist(recomputed);
-    while (!worklist.empty()) {
-      int32_t producer = values[worklist.pop_back_val()].producer;
-      if (producer < 0 || !inRun(producer) || kept(producer) ||
-          !needed.insert(producer).second)
-        continue;
-      llvm::append_range(worklist, ops[producer].operands);
+  auto originalLifetime = [&](const Original &buffer) {
+    int32_t last = std::max(buffer.ownUse, buffer.redirectedUse);
+    if (last >= regionAt || buffer.regionUse < 0)
+      return Lifetime{false, last};
+    return Lifetime{true, buffer.regionUse};
+  };
+  auto copyLifetime = [&](const Copy &copy) {
+    if (copy.redirectedUse >= 0)
+      return Lifetime{false, copy.redirectedUse};
+    return Lifetime{true, std::max(copy.regionUse, copy.position)};
+  };
+  // The difference a lifetime makes to the trees and sums (sign -1 takes
+  // it back). Originals count relative to their unplanned lifetime;
+  // whether each is live through the region's place is in `dying`.
+  auto applyOriginal = [&](int32_t id, const Lifetime &lifetime, int32_t key,
+                           int64_t sign) {
+    const BufferInfo &info = buffers[id];
+    int64_t bytes = sign * info.bytes;
+    atOps.add(info.def, info.last, -bytes);
+    dying.add(info.last, -bytes);
+    if (!lifetime.inRegion) {
+      atOps.add(info.def, lifetime.at, bytes);
+      dying.add(lifetime.at, bytes);
+      return;
     }
-    for (size_t stage = first; stage <= last; ++stage)
-      for (int32_t op : stageOps[stage])
-        if (needed.contains(op)) {
-          regionIndex[op] = region.size();
-          region.push_back(op);
-        }
-  }
-  const int32_t regionOps = region.size();
-  // Positions in the planned step: ops before the region keep theirs.
-  auto planned = [&](int32_t op) {
-    return op < regionAt ? op : op + regionOps;
+    atOps.add(info.def, opCount - 1, bytes);
+    fromRegion -= bytes;
+    regionTree.add(0, lifetime.at, bytes);
+    if (sign > 0)
+      regionOriginals.insert({key, id});
+    else
+      regionOriginals.erase({key, id});
   };
-
-  // The buffers whose lifetimes the plan changes, with their lifetimes
-  // without it (ops) and with it (positions in the planned step).
-  struct Changed {
-    int64_t bytes;
-    int32_t def, last;
-    int32_t plannedDef, plannedLast;
-    bool copy;
+  auto applyCopy = [&](const Copy &copy, const Lifetime &lifetime,
+                       int64_t sign) {
+    int64_t bytes = sign * copy.bytes;
+    if (!lifetime.inRegion) {
+      atOps.add(lifetime.at + 1, opCount - 1, -bytes);
+      fromRegion += bytes;
+      regionTree.add(copy.position, forwardOps.size() - 1, bytes);
+      return;
+    }
+    regionTree.add(copy.position, lifetime.at, bytes);
   };
-  SmallVector<Changed> changed;
-  llvm::SmallDenseMap<int32_t, int32_t, 32> changedOriginal;
-  auto original = [&](int32_t buffer) -> int32_t {
-    const BufferInfo &info = buffers[buffer];
-    if (info.def < 0)
-      return -1; // An argument, live throughout.
-    auto [it, inserted] = changedOriginal.try_emplace(buffer, changed.size());
-    if (!inserted)
-      return it->second;
-    int32_t plannedLast = info.def;
+  // Brings a buffer's contribution up to date with its uses.
+  auto updateOriginal = [&](int32_t id) {
+    Original &buffer = originals[id];
+    Lifetime now = originalLifetime(buffer);
+    if (now == buffer.applied)
+      return;
+    // Buffers dying in the region are found again by their last use in
+    // the step, should the region move before it.
+    int32_t key = std::max(buffer.ownUse, buffer.redirectedUse);
+    applyOriginal(id, buffer.applied, buffer.appliedKey, -1);
+    applyOriginal(id, now, key, +1);
+    buffer.applied = now;
+    buffer.appliedKey = key;
+  };
+  auto updateCopy = [&](Copy &copy) {
+    Lifetime now = copyLifetime(copy);
+    if (now == copy.applied)
+      return;
+    applyCopy(copy, copy.applied, -1);
+    applyCopy(copy, now, +1);
+    copy.applied = now;
+  };
+  auto isRecomputed = [&](int32_t value) {
+    return recomputedStamp[value] == stamp;
+  };
+  // The last use of a buffer by the step's ops once the plan moves the
+  // backward reads of its recomputed members (through backward views too)
+  // to their copies.
+  auto ownUse = [&](int32_t id) {
+    const BufferInfo &info = buffers[id];
+    int32_t last = info.def;
     for (int32_t member : info.members) {
       const ValueInfo &value = values[member];
-      // Backward reads of a recomputed value, through views too, read its
-      // copy.
-      if (value.backwardViewOf >= 0 &&
-          isRecomputed.contains(value.backwardViewOf))
+      if (value.backwardViewOf >= 0 && isRecomputed(value.backwardViewOf))
         continue;
-      int32_t use = isRecomputed.contains(member) ? value.lastForwardUse
-                                                  : value.lastUse;
-      if (use >= 0)
-        plannedLast = std::max(plannedLast, planned(use));
+      last = std::max(last, isRecomputed(member) ? value.lastForwardUse
+                                                 : value.lastUse);
     }
-    changed.push_back(
-        {info.bytes, info.def, info.last, info.def, plannedLast, false});
-    return it->second;
+    return last;
   };
-  // The buffer a value of the region lives in: a copy, or (for a view of
-  // an input) the input's.
-  llvm::SmallDenseMap<int32_t, int32_t, 32> copyOf;
-  auto regionBuffer = [&](int32_t value) {
-    auto it = copyOf.find(value);
-    return it != copyOf.end() ? it->second : original(values[value].buffer);
+  // Starts tracking a buffer of the step (its plan lifetime is then the
+  // unplanned one, which adds nothing); nothing for an argument.
+  auto touch = [&](int32_t id) -> Original * {
+    const BufferInfo &info = buffers[id];
+    if (info.def < 0)
+      return nullptr;
+    Original &buffer = originals[id];
+    if (originalStamp[id] != stamp) {
+      originalStamp[id] = stamp;
+      buffer.ownUse = buffer.appliedKey = info.last;
+      buffer.redirectedUse = buffer.regionUse = -1;
+      buffer.applied = Lifetime{false, info.last};
+    }
+    return &buffer;
   };
-  for (auto [index, op] : llvm::enumerate(region)) {
-    int32_t at = regionAt + index;
-    const OpInfo &info = ops[op];
-    for (int32_t operand : info.operands)
-      if (int32_t buffer = regionBuffer(operand); buffer >= 0)
-        changed[buffer].plannedLast = std::max(changed[buffer].plannedLast, at);
-    for (int32_t value : info.results) {
-      if (info.view) {
-        copyOf[value] = regionBuffer(info.operands[0]);
+  // Where the region's copy of a value lives: its own copy, or, for a view
+  // of a region input, the input's buffer. {-1, id}: buffer id of the step;
+  // {copy, -1}: a copy; {-1, -1}: an argument.
+  auto regionBuffer = [&](int32_t value) -> std::pair<int32_t, int32_t> {
+    if (copyStamp[value] == stamp)
+      return copyOf[value];
+    return {-1, buffers[values[value].buffer].def < 0 ? -1
+                                                      : values[value].buffer};
+  };
+
+  SmallVector<int32_t> newValues, newOps, worklist, changedOriginals;
+  SmallVector<std::pair<int32_t, int32_t>, 4> own;
+  for (size_t last = first; last < end; ++last) {
+    newValues.clear();
+    newOps.clear();
+    changedOriginals.clear();
+    // The values the longer run recomputes too: made in it by an op not
+    // kept, and read by no forward op after it.
+    for (int32_t value : recomputableAt[last]) {
+      int32_t producer = values[value].producer;
+      if (ops[producer].stage < static_cast<int32_t>(first) ||
+          kept(producer))
         continue;
+      recomputedStamp[value] = stamp;
+      newValues.push_back(value);
+      regionAt = std::min(regionAt, values[value].firstBackwardUse);
+      region = true;
+    }
+    // The region's new ops: what the new values depend on within the run.
+    worklist.assign(newValues.begin(), newValues.end());
+    while (!worklist.empty()) {
+      int32_t producer = values[worklist.pop_back_val()].producer;
+      if (producer < 0 || ops[producer].stage < static_cast<int32_t>(first) ||
+          kept(producer) || sliceStamp[producer] == stamp)
+        continue;
+      sliceStamp[producer] = stamp;
+      newOps.push_back(producer);
+      llvm::append_range(worklist, ops[producer].operands);
+    }
+    llvm::sort(newOps);
+    for (int32_t op : newOps) {
+      const OpInfo &info = ops[op];
+      int32_t position = forwardPosition[op];
+      flops += info.flops;
+      regionTree.add(position, position, info.scratch - kInactive);
+      for (int32_t operand : info.operands) {
+        auto [copy, id] = regionBuffer(operand);
+        if (copy >= 0) {
+          copies[copy].regionUse = std::max(copies[copy].regionUse, position);
+          updateCopy(copies[copy]);
+        } else if (Original *buffer = id >= 0 ? touch(id) : nullptr) {
+          buffer->regionUse = std::max(buffer->regionUse, position);
+          changedOriginals.push_back(id);
+        }
       }
-      copyOf[value] = changed.size();
-      changed.push_back({buffers[values[value].buffer].bytes, -1, -1, at, at,
-                         true});
-    }
-  }
-  for (int32_t value : recomputed) {
-    original(values[value].buffer);
-    int32_t buffer = regionBuffer(value);
-    if (buffer >= 0)
-      changed[buffer].plannedLast =
-          std::max(changed[buffer].plannedLast,
-                   planned(values[value].lastBackwardUse));
-  }
-
-  // The difference the plan makes at each of the step's ops, as ranges of
-  // ops (inclusive) where a buffer is live with the plan and not without,
-  // or the other way round.
-  SmallVector<std::pair<int32_t, int64_t>> events;
-  auto addRange = [&](int32_t from, int32_t to, int64_t bytes) {
-    to = std::min(to, opCount - 1);
-    if (from > to || bytes == 0)
-      return;
-    events.push_back({from, bytes});
-    events.push_back({to + 1, -bytes});
-  };
-  // The ops a lifetime in planned positions covers.
-  auto plannedRange = [&](int32_t from, int32_t to) {
-    std::pair<int32_t, int32_t> ops{from, to};
-    if (from >= regionAt)
-      ops.first = std::max(regionAt, from - regionOps);
-    if (to >= regionAt + regionOps)
-      ops.second = to - regionOps;
-    else if (to >= regionAt)
-      ops.second = regionAt - 1;
-    if (from >= regionAt && to < regionAt + regionOps)
-      ops = {1, 0};
-    return ops;
-  };
-  for (const Changed &buffer : changed) {
-    if (!buffer.copy && planned(buffer.last) == buffer.plannedLast)
-      continue;
-    if (!buffer.copy)
-      addRange(buffer.def, buffer.last, -buffer.bytes);
-    auto [from, to] = plannedRange(buffer.plannedDef, buffer.plannedLast);
-    addRange(from, to, buffer.bytes);
-  }
-  llvm::sort(events);
-
-  // The most live bytes at the run's ops: the unplanned timeline's maxima
-  // between the points where the difference changes.
-  ChainSegment segment{std::numeric_limits<int64_t>::min(), 0, 0};
-  if (first == 0)
-    segment.peak = argumentsAlone;
-  SmallVector<std::pair<int32_t, int32_t>> own;
-  for (size_t stage = first; stage <= last; ++stage)
-    llvm::append_range(own, stageRanges[stage]);
-  llvm::sort(own);
-  size_t next = 0;
-  int64_t difference = 0;
-  auto advanceTo = [&](int32_t op) {
-    for (; next < events.size() && events[next].first <= op; ++next)
-      difference += events[next].second;
-  };
-  for (auto [from, to] : own) {
-    advanceTo(from);
-    for (int32_t at = from; at <= to;) {
-      int32_t end = next < events.size() ? std::min(to, events[next].first - 1)
-                                         : to;
-      segment.peak = std::max(segment.peak, liveMax->get(at, end) + difference);
-      at = end + 1;
-      advanceTo(at);
-    }
-  }
-
-  // The region's ops: what is live across its place, less the changed
-  // buffers as they were there, plus the changed buffers as they are.
-  if (regionOps) {
-    int64_t across = live[regionAt] - ops[regionAt].allocated -
-                     ops[regionAt].scratch;
-    SmallVector<int64_t> regionLive(regionOps + 1, 0);
-    for (const Changed &buffer : changed) {
-      if (!buffer.copy && buffer.def < regionAt && buffer.last >= regionAt)
-        across -= buffer.bytes;
-      int32_t from = std::max(buffer.plannedDef, regionAt) - regionAt;
-      int32_t to = std::min(buffer.plannedLast, regionAt + regionOps - 1) -
-                   regionAt;
-      if (from <= to) {
-        regionLive[from] += buffer.bytes;
-        regionLive[to + 1] -= buffer.bytes;
+      for (int32_t value : info.results) {
+        copyStamp[value] = stamp;
+        if (info.view) {
+          copyOf[value] = regionBuffer(info.operands[0]);
+          continue;
+        }
+        copyOf[value] = {static_cast<int32_t>(copies.size()), -1};
+        Copy &copy = copies.emplace_back();
+        copy.bytes = buffers[values[value].buffer].bytes;
+        copy.position = position;
+        copy.applied = copyLifetime(copy);
+        applyCopy(copy, copy.applied, +1);
       }
     }
-    int64_t copies = 0;
-    for (auto [index, op] : llvm::enumerate(region)) {
-      copies += regionLive[index];
-      segment.peak =
-          std::max(segment.peak, across + copies + ops[op].scratch);
-      segment.flops += ops[op].flops;
+    // The new values' buffers lose their backward reads, which go to the
+    // copies.
+    for (int32_t value : newValues) {
+      if (Original *buffer = touch(values[value].buffer)) {
+        buffer->ownUse = ownUse(values[value].buffer);
+        changedOriginals.push_back(values[value].buffer);
+      }
+      auto [copy, id] = regionBuffer(value);
+      int32_t use = values[value].lastBackwardUse;
+      if (copy >= 0) {
+        copies[copy].redirectedUse = std::max(copies[copy].redirectedUse, use);
+        updateCopy(copies[copy]);
+      } else if (Original *buffer = id >= 0 ? touch(id) : nullptr) {
+        buffer->redirectedUse = std::max(buffer->redirectedUse, use);
+        changedOriginals.push_back(id);
+      }
     }
-  }
+    // A region placed earlier leaves buffers read by the step after it
+    // live through it.
+    for (auto it = regionOriginals.lower_bound({regionAt, INT32_MIN});
+         it != regionOriginals.end(); ++it)
+      changedOriginals.push_back(it->second);
+    for (int32_t id : changedOriginals)
+      updateOriginal(id);
+    if (fromRegion != addedFromRegion || regionAt != addedAt) {
+      atOps.add(addedAt, opCount - 1, -addedFromRegion);
+      atOps.add(regionAt, opCount - 1, fromRegion);
+      addedFromRegion = fromRegion;
+      addedAt = regionAt;
+    }
 
-  // Bytes fewer at the next stage's first op.
-  if (last + 1 < stageOps.size()) {
-    int32_t at = stageOps[last + 1].front();
-    for (auto [op, bytes] : events)
-      if (op <= at)
-        segment.freed -= bytes;
+    // The run's points: the step's ops that belong to its stages (and the
+    // arguments alone for the first stage), and the region's ops.
+    for (auto range : stageRanges[last]) {
+      auto at = llvm::find_if(own, [&](auto &known) {
+        return known.second + 1 == range.first ||
+               range.second + 1 == known.first;
+      });
+      if (at == own.end()) {
+        own.push_back(range);
+        continue;
+      }
+      at->first = std::min(at->first, range.first);
+      at->second = std::max(at->second, range.second);
+    }
+    ChainSegment segment{std::numeric_limits<int64_t>::min(), 0, flops};
+    if (first == 0)
+      segment.peak = argumentsAlone;
+    for (auto [from, to] : own)
+      segment.peak = std::max(segment.peak, atOps.get(from, to));
+    if (region) {
+      int64_t across = live[regionAt] - ops[regionAt].allocated -
+                       ops[regionAt].scratch + dying.from(regionAt);
+      segment.peak = std::max(segment.peak, across + regionTree.get());
+    }
+    if (last + 1 < stageOps.size()) {
+      int32_t at = stageOps[last + 1].front();
+      segment.freed = live[at] - atOps.get(at, at);
+    }
+    record(last, segment);
   }
-  return segment;
 }
+
 } // namespace
 
 FailureOr<std::unique_ptr<StepChain>>
@@ -629,14 +798,24 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement,
   }
   chain->segments.resize(count);
   for (size_t first = 0; first < count; ++first) {
-    bool expensive = false;
-    for (size_t last = first; last < count && segmentable[last]; ++last) {
-      expensive |= hasExpensive[last];
-      auto &options = chain->segments[first].emplace_back();
-      options.push_back(lifetimes.evaluate(first, last, false));
-      if (expensive)
-        options.push_back(lifetimes.evaluate(first, last, true));
-    }
+    size_t end = first;
+    while (end < count && segmentable[end])
+      ++end;
+    auto &fromFirst = chain->segments[first];
+    fromFirst.resize(end - first);
+    lifetimes.sweepRuns(first, end, /*keepExpensive=*/false,
+                        [&](size_t last, const ChainSegment &segment) {
+                          fromFirst[last - first].push_back(segment);
+                        });
+    size_t firstExpensive = first;
+    while (firstExpensive < end && !hasExpensive[firstExpensive])
+      ++firstExpensive;
+    if (firstExpensive < end)
+      lifetimes.sweepRuns(first, end, /*keepExpensive=*/true,
+                          [&](size_t last, const ChainSegment &segment) {
+                            if (last >= firstExpensive)
+                              fromFirst[last - first].push_back(segment);
+                          });
   }
   return chain;
 }
