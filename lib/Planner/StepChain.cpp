@@ -139,70 +139,80 @@ SmallVector<Stage> isolateUnsegmentable(ArrayRef<Stage> stages) {
   return split;
 }
 
-/// Range additions and range maxima over a sequence, each in O(log n).
+/// Range additions and range maxima over a sequence, each in O(log n): a
+/// segment tree whose inner nodes hold the largest value below them and
+/// what was added to all of their range.
 class MaxTree {
 public:
   void reset(ArrayRef<int64_t> leaves) {
     size = leaves.size();
-    top.assign(4 * std::max<size_t>(size, 1), 0);
-    pending.assign(top.size(), 0);
-    if (size)
-      build(1, 0, size - 1, leaves);
+    width = llvm::PowerOf2Ceil(std::max<size_t>(size, 1));
+    height = llvm::Log2_64(width);
+    top.assign(2 * width, kNone);
+    pending.assign(width, 0);
+    llvm::copy(leaves, top.begin() + width);
+    for (size_t node = width - 1; node > 0; --node)
+      top[node] = std::max(top[2 * node], top[2 * node + 1]);
   }
   /// Adds `delta` to values from..to (inclusive; nothing when from > to).
   void add(int64_t from, int64_t to, int64_t delta) {
     to = std::min<int64_t>(to, size - 1);
-    if (from <= to && delta)
-      add(1, 0, size - 1, from, to, delta);
+    if (from > to || delta == 0)
+      return;
+    size_t low = from + width, high = to + width + 1;
+    size_t firstLeaf = low, lastLeaf = high - 1;
+    for (; low < high; low /= 2, high /= 2) {
+      if (low & 1)
+        addTo(low++, delta);
+      if (high & 1)
+        addTo(--high, delta);
+    }
+    raise(firstLeaf);
+    raise(lastLeaf);
   }
   /// The largest of values from..to (from <= to).
-  int64_t get(int64_t from, int64_t to) const {
-    return get(1, 0, size - 1, from, to);
+  int64_t get(int64_t from, int64_t to) {
+    size_t low = from + width, high = to + width + 1;
+    settle(low);
+    settle(high - 1);
+    int64_t best = kNone;
+    for (; low < high; low /= 2, high /= 2) {
+      if (low & 1)
+        best = std::max(best, top[low++]);
+      if (high & 1)
+        best = std::max(best, top[--high]);
+    }
+    return best;
   }
+  /// The largest value.
   int64_t get() const { return top[1]; }
 
 private:
-  // top[node]: the largest value below node, with the additions made at
-  // node and below; pending[node]: what was added to all of node's range.
-  void build(size_t node, int64_t low, int64_t high,
-             ArrayRef<int64_t> leaves) {
-    if (low == high) {
-      top[node] = leaves[low];
-      return;
-    }
-    int64_t middle = (low + high) / 2;
-    build(2 * node, low, middle, leaves);
-    build(2 * node + 1, middle + 1, high, leaves);
-    top[node] = std::max(top[2 * node], top[2 * node + 1]);
-  }
-  void add(size_t node, int64_t low, int64_t high, int64_t from, int64_t to,
-           int64_t delta) {
-    if (to < low || high < from)
-      return;
-    if (from <= low && high <= to) {
-      top[node] += delta;
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min() / 2;
+  void addTo(size_t node, int64_t delta) {
+    top[node] += delta;
+    if (node < width)
       pending[node] += delta;
-      return;
-    }
-    int64_t middle = (low + high) / 2;
-    add(2 * node, low, middle, from, to, delta);
-    add(2 * node + 1, middle + 1, high, from, to, delta);
-    top[node] = std::max(top[2 * node], top[2 * node + 1]) + pending[node];
   }
-  int64_t get(size_t node, int64_t low, int64_t high, int64_t from,
-              int64_t to) const {
-    if (from <= low && high <= to)
-      return top[node];
-    int64_t middle = (low + high) / 2;
-    int64_t best = std::numeric_limits<int64_t>::min() / 2;
-    if (from <= middle)
-      best = std::max(best, get(2 * node, low, middle, from, to));
-    if (to > middle)
-      best = std::max(best, get(2 * node + 1, middle + 1, high, from, to));
-    return best + pending[node];
+  /// Recomputes the nodes above `node`.
+  void raise(size_t node) {
+    for (node /= 2; node > 0; node /= 2)
+      top[node] = std::max(top[2 * node], top[2 * node + 1]) + pending[node];
+  }
+  /// Moves what was added above `node` down to it.
+  void settle(size_t node) {
+    for (unsigned shift = height; shift > 0; --shift) {
+      size_t above = node >> shift;
+      if (pending[above] == 0)
+        continue;
+      addTo(2 * above, pending[above]);
+      addTo(2 * above + 1, pending[above]);
+      pending[above] = 0;
+    }
   }
 
-  int64_t size = 0;
+  size_t size = 0, width = 1;
+  unsigned height = 0;
   std::vector<int64_t> top, pending;
 };
 
@@ -520,15 +530,15 @@ void StepLifetimes::sweepRuns(
       return Lifetime{false, copy.redirectedUse};
     return Lifetime{true, std::max(copy.regionUse, copy.position)};
   };
-  // The difference a lifetime makes to the trees and sums (sign -1 takes
-  // it back). Originals count relative to their unplanned lifetime;
-  // whether each is live through the region's place is in `dying`.
+  // What a lifetime adds to the trees and sums (sign -1 takes it back).
+  // The trees start from the unplanned timeline, so a buffer of the step
+  // starts with its unplanned lifetime as if added, and changing it takes
+  // that back first; `dying` counts whether each is live through the
+  // region's place, with the plan less without it.
   auto applyOriginal = [&](int32_t id, const Lifetime &lifetime, int32_t key,
                            int64_t sign) {
     const BufferInfo &info = buffers[id];
     int64_t bytes = sign * info.bytes;
-    atOps.add(info.def, info.last, -bytes);
-    dying.add(info.last, -bytes);
     if (!lifetime.inRegion) {
       atOps.add(info.def, lifetime.at, bytes);
       dying.add(lifetime.at, bytes);
