@@ -73,6 +73,11 @@ public:
         flopsThrough[last + 1] - flopsThrough[first]}};
   }
 
+  // Peaks grow with the run.
+  int64_t getLowestPeakFrom(size_t first, size_t last) const override {
+    return getSegmentOptions(first, last).front().peak;
+  }
+
 private:
   static constexpr int64_t kBase = int64_t(1) << 30;
   std::vector<int64_t> keptThrough, internalThrough, outputThrough,

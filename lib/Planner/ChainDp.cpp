@@ -3,8 +3,11 @@
 // A label-setting search over the chain's group boundaries. A partial plan
 // (the groups of the stages before a boundary) matters to the rest only
 // through the bytes its segments free; it is dropped when another frees as
-// many with no more FLOPs and no higher peak, so every label left is on
-// the Pareto front of its prefix and the search is exact.
+// many with no more FLOPs and no higher peak. Every partial plan is also
+// completed at once by keeping the stages after it: those plans make the
+// front found so far, and a partial plan (or a run from it) that the front
+// already beats on peak and FLOPs cannot lead anywhere better and is
+// dropped too, so the search stays exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,19 @@
 using namespace ckpt;
 
 ChainModel::~ChainModel() = default;
+
+int64_t ChainModel::getLowestPeakFrom(size_t first, size_t last) const {
+  int64_t lowest = std::numeric_limits<int64_t>::max();
+  for (; last < getStageCount(); ++last) {
+    llvm::SmallVector<ChainSegment, 2> options =
+        getSegmentOptions(first, last);
+    if (options.empty())
+      break;
+    for (const ChainSegment &segment : options)
+      lowest = std::min(lowest, segment.peak);
+  }
+  return lowest;
+}
 
 namespace {
 
@@ -40,8 +56,9 @@ struct Label {
   unsigned segments;
 };
 
-/// The labels no other label dominates. With a budget every label fits, so
-/// the peak only breaks ties.
+/// The labels no other label dominates (freeing at least as much with no
+/// more FLOPs and, `withPeak`, no higher peak: under a budget every label
+/// fits, so the peak only breaks ties).
 std::vector<Label> prune(std::vector<Label> labels, bool withPeak) {
   llvm::sort(labels, [](const Label &a, const Label &b) {
     if (a.freed != b.freed)
@@ -74,6 +91,41 @@ std::vector<Label> prune(std::vector<Label> labels, bool withPeak) {
   return kept;
 }
 
+/// Complete plans no other beats on both peak and FLOPs, by peak: a label
+/// and whether the stages after its boundary are kept.
+class Front {
+public:
+  struct Entry {
+    uint64_t flops;
+    unsigned segments;
+    size_t boundary, label;
+  };
+  /// Whether a plan of this peak and these FLOPs (or fewer segments on a
+  /// tie) would join the front.
+  bool improves(int64_t peak, uint64_t flops) const {
+    auto at = plans.upper_bound(peak);
+    return at == plans.begin() || std::prev(at)->second.flops > flops;
+  }
+  void insert(int64_t peak, const Entry &entry) {
+    auto at = plans.upper_bound(peak);
+    if (at != plans.begin()) {
+      auto [belowPeak, below] = *std::prev(at);
+      if (below.flops < entry.flops ||
+          (below.flops == entry.flops &&
+           (belowPeak < peak || below.segments <= entry.segments)))
+        return;
+    }
+    at = plans.lower_bound(peak);
+    while (at != plans.end() && at->second.flops >= entry.flops)
+      at = plans.erase(at);
+    plans[peak] = entry;
+  }
+  const std::map<int64_t, Entry> &get() const { return plans; }
+
+private:
+  std::map<int64_t, Entry> plans;
+};
+
 } // namespace
 
 std::optional<ChainPlan>
@@ -104,52 +156,52 @@ ckpt::evaluateChainPlan(const ChainModel &model,
 llvm::SmallVector<ChainPlan>
 ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
   size_t stages = model.getStageCount();
+  if (stages == 0)
+    return {ChainPlan{{}, 0, 0}};
   std::vector<std::vector<Label>> candidates(stages + 1), labels(stages + 1);
   candidates[0].push_back({0, kNoPeak, 0, 0, 0, kKept, 0});
   auto fits = [&](int64_t peak) { return !budget || peak <= *budget; };
-  // Under a budget, freeing more than keeping every later stage needs buys
-  // nothing: such labels count as freeing just that (keeping the rest is
-  // then free), so they collapse into one.
-  std::vector<int64_t> enough(stages + 1, std::numeric_limits<int64_t>::min());
+  // The most bytes live at any stage from each on when it is kept, for
+  // completing a partial plan by keeping the rest.
+  std::vector<int64_t> keptFrom(stages + 1, kNoPeak);
   for (size_t stage = stages; stage-- > 0;)
-    enough[stage] = std::max(enough[stage + 1],
-                             budget ? model.getKeptPeak(stage) - *budget : 0);
+    keptFrom[stage] = std::max(keptFrom[stage + 1], model.getKeptPeak(stage));
+  // Under a budget, freeing more than keeping every later stage needs buys
+  // nothing: such labels count as freeing just that, so they collapse into
+  // one.
+  std::vector<int64_t> enough(stages + 1, std::numeric_limits<int64_t>::min());
+  if (budget)
+    for (size_t stage = stages; stage-- > 0;)
+      enough[stage] = std::max(enough[stage + 1],
+                               model.getKeptPeak(stage) - *budget);
+  Front front;
+  // A label that the front beats cannot lead to a plan it does not beat;
+  // under a budget, one no cheaper than a plan that fits.
+  auto worthExtending = [&](int64_t peak, uint64_t flops) {
+    if (!budget)
+      return front.improves(peak, flops);
+    return peak <= *budget && (front.get().empty() ||
+                               flops < front.get().rbegin()->second.flops);
+  };
   std::vector<size_t> trimAt(stages + 1, 256);
-  for (size_t first = 0; first < stages; ++first) {
+  for (size_t first = 0; first <= stages; ++first) {
     if (budget)
       for (Label &label : candidates[first])
         label.freed = std::min(label.freed, std::max<int64_t>(enough[first], 0));
     labels[first] = prune(std::move(candidates[first]), !budget);
-    llvm::SmallVector<llvm::SmallVector<ChainSegment, 2>> runs;
-    for (size_t last = first; last < stages; ++last) {
-      runs.push_back(model.getSegmentOptions(first, last));
-      if (runs.back().empty()) {
-        runs.pop_back();
-        break;
-      }
+    for (auto [index, label] : llvm::enumerate(labels[first])) {
+      int64_t completed =
+          std::max(label.peak, first < stages ? keptFrom[first] - label.freed
+                                              : kNoPeak);
+      if (fits(completed))
+        front.insert(completed, {label.flops, label.segments, first, index});
     }
-    // A group fits after a label when its peak less what the label frees
-    // is within the budget (every label fits already); labels come
-    // most-freeing first, so the first that does not fit ends the scan.
-    auto extend = [&](int64_t groupPeak, const ChainSegment *segment,
-                      unsigned option, size_t next) {
-      for (auto [index, label] : llvm::enumerate(labels[first])) {
-        int64_t peak = std::max(label.peak, groupPeak - label.freed);
-        if (!fits(peak))
-          break;
-        if (!segment) {
-          candidates[next].push_back({label.freed, peak, label.flops, first,
-                                      index, kKept, label.segments});
-          continue;
-        }
-        candidates[next].push_back({label.freed + segment->freed, peak,
-                                    label.flops + segment->flops, first, index,
-                                    option, label.segments + 1});
-      }
-    };
-    auto extendAndTrim = [&](int64_t groupPeak, const ChainSegment *segment,
-                             unsigned option, size_t next) {
-      extend(groupPeak, segment, option, next);
+    if (first == stages)
+      break;
+    auto add = [&](size_t next, Label label) {
+      if (!worthExtending(label.peak, label.flops))
+        return;
+      candidates[next].push_back(label);
       // Dominated candidates go early, so that they are not sorted again
       // and again: the sets stay near their Pareto size.
       if (candidates[next].size() > trimAt[next]) {
@@ -157,29 +209,38 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
         trimAt[next] = 2 * candidates[next].size() + 256;
       }
     };
-    extendAndTrim(model.getKeptPeak(first), nullptr, kKept, first + 1);
-    for (auto [length, options] : llvm::enumerate(runs))
-      for (auto [option, segment] : llvm::enumerate(options))
-        extendAndTrim(segment.peak, &segment, option, first + length + 1);
+    for (auto [index, label] : llvm::enumerate(labels[first])) {
+      if (!worthExtending(label.peak, label.flops))
+        continue;
+      add(first + 1, {label.freed,
+                      std::max(label.peak, model.getKeptPeak(first) - label.freed),
+                      label.flops, first, index, kKept, label.segments});
+      for (size_t last = first; last < stages; ++last) {
+        // No longer run can do better: all of them peak at least this.
+        int64_t lowest = model.getLowestPeakFrom(first, last);
+        if (lowest == std::numeric_limits<int64_t>::max() ||
+            !worthExtending(std::max(label.peak, lowest - label.freed),
+                            label.flops))
+          break;
+        for (auto [option, segment] :
+             llvm::enumerate(model.getSegmentOptions(first, last)))
+          add(last + 1,
+              {label.freed + segment.freed,
+               std::max(label.peak, segment.peak - label.freed),
+               label.flops + segment.flops, first, index,
+               static_cast<unsigned>(option), label.segments + 1});
+      }
+    }
   }
 
-  // The front of complete plans (what they free no longer matters) by
-  // FLOPs, then peak, then segments.
-  std::vector<Label> &complete = labels[stages];
-  complete = std::move(candidates[stages]);
-  llvm::sort(complete, [](const Label &a, const Label &b) {
-    return std::tie(a.flops, a.peak, a.segments) <
-           std::tie(b.flops, b.peak, b.segments);
-  });
-  llvm::SmallVector<ChainPlan> front;
-  int64_t lowest = std::numeric_limits<int64_t>::max();
-  for (const Label &end : complete) {
-    if (end.peak >= lowest)
-      continue;
-    lowest = end.peak;
-    ChainPlan plan{{}, stages ? end.peak : 0, end.flops};
-    size_t boundary = stages;
-    for (const Label *label = &end; boundary != 0;) {
+  // The front by FLOPs (peaks fall as FLOPs rise); under a budget, only the
+  // cheapest plan.
+  llvm::SmallVector<ChainPlan> plans;
+  for (auto it = front.get().rbegin(); it != front.get().rend(); ++it) {
+    const Front::Entry &entry = it->second;
+    ChainPlan plan{{}, it->first, entry.flops};
+    size_t boundary = entry.boundary;
+    for (const Label *label = &labels[boundary][entry.label]; boundary != 0;) {
       if (label->option != kKept)
         plan.segments.push_back({label->from, boundary - 1, label->option});
       boundary = label->from;
@@ -189,9 +250,9 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
     // What it frees may have been capped: score it again.
     if (budget)
       plan.peak = evaluateChainPlan(model, plan.segments)->peak;
-    front.push_back(std::move(plan));
+    plans.push_back(std::move(plan));
     if (budget)
       break;
   }
-  return front;
+  return plans;
 }

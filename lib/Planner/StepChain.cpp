@@ -827,7 +827,24 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement,
                               fromFirst[last - first].push_back(segment);
                           });
   }
+  chain->lowestPeaks.resize(count);
+  for (auto [fromFirst, lowest] :
+       llvm::zip_equal(chain->segments, chain->lowestPeaks)) {
+    lowest.resize(fromFirst.size());
+    int64_t below = std::numeric_limits<int64_t>::max();
+    for (size_t length = fromFirst.size(); length-- > 0;) {
+      for (const ChainSegment &segment : fromFirst[length])
+        below = std::min(below, segment.peak);
+      lowest[length] = below;
+    }
+  }
   return chain;
+}
+
+int64_t StepChain::getLowestPeakFrom(size_t first, size_t last) const {
+  if (last - first >= lowestPeaks[first].size())
+    return std::numeric_limits<int64_t>::max();
+  return lowestPeaks[first][last - first];
 }
 
 SmallVector<ChainSegment, 2> StepChain::getSegmentOptions(size_t first,
