@@ -145,7 +145,8 @@ SmallVector<Stage> ckpt::mapStages(ArrayRef<Stage> stages,
   });
 }
 
-SmallVector<Stage> ckpt::findStages(func::FuncOp step, unsigned maxCrossing) {
+SmallVector<Stage> ckpt::findStages(func::FuncOp step, unsigned maxCrossing,
+                                    bool inputsCross) {
   Block &entry = step.getBody().front();
   SmallVector<Operation *> forward;
   DenseMap<Operation *, size_t> position;
@@ -156,14 +157,11 @@ SmallVector<Stage> ckpt::findStages(func::FuncOp step, unsigned maxCrossing) {
     forward.push_back(&op);
   }
   // An activation crosses the points after forward ops first .. last - 1,
-  // from where it is made (or first read, for an argument) to its last
-  // forward read. Integer and boolean arguments (token ids, labels, masks)
-  // are read-only data like parameters and never define a boundary; float
-  // arguments are the inputs the first stage consumes.
+  // from where it is made (or first read, for an input) to its last
+  // forward read.
   SmallVector<SmallVector<Value>> startsAt(forward.size() + 1),
       endsAt(forward.size() + 1);
-  auto addCrossing = [&](Value value, std::optional<size_t> made) {
-    size_t first = made.value_or(forward.size()), last = made.value_or(0);
+  auto addCrossing = [&](Value value, size_t first, size_t last) {
     for (Operation *user : value.getUsers()) {
       auto it = position.find(entry.findAncestorOpInBlock(*user));
       if (it == position.end())
@@ -176,16 +174,17 @@ SmallVector<Stage> ckpt::findStages(func::FuncOp step, unsigned maxCrossing) {
     startsAt[first].push_back(value);
     endsAt[last].push_back(value);
   };
-  for (BlockArgument arg : entry.getArguments()) {
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (type && isa<FloatType>(type.getElementType()) &&
-        classifyValue(step, arg) == ValueKind::Activation)
-      addCrossing(arg, std::nullopt);
-  }
+  if (inputsCross)
+    for (BlockArgument arg : entry.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (type && isa<FloatType>(type.getElementType()) &&
+          classifyValue(step, arg) == ValueKind::Activation)
+        addCrossing(arg, forward.size(), 0);
+    }
   for (auto [index, op] : llvm::enumerate(forward))
     if (!op->hasTrait<OpTrait::ConstantLike>())
       for (Value result : op->getResults())
-        addCrossing(result, index);
+        addCrossing(result, index, index);
 
   SmallVector<Stage> stages(1);
   llvm::SetVector<Value> crossing;

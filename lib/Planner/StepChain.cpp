@@ -769,7 +769,8 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement,
     return failure();
 
   std::unique_ptr<StepChain> chain(new StepChain);
-  chain->stages = isolateUnsegmentable(findStages(step, maxCrossing));
+  chain->stages = isolateUnsegmentable(
+      findStages(step, maxCrossing, /*inputsCross=*/false));
   PointStages points;
   for (;;) {
     points = assignPoints(schedule, position, chain->stages);

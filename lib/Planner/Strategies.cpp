@@ -190,7 +190,8 @@ static LogicalResult planChain(func::FuncOp step,
                                const StrategyOptions &options) {
   bool ilp = options.strategy == "ilp";
   if (ilp) {
-    size_t stages = findStages(step, options.stageCrossings).size();
+    size_t stages =
+        findStages(step, options.stageCrossings, /*inputsCross=*/false).size();
     if (stages > options.ilpMaxStages)
       return step.emitOpError()
              << "has " << stages << " stages, more than strategy 'ilp' takes "

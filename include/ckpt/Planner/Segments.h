@@ -63,11 +63,17 @@ llvm::SmallVector<Stage> mapStages(llvm::ArrayRef<Stage> stages,
 /// The forward ops of a training step (no segments in it) split into
 /// stages: a stage ends where at most `maxCrossing` activations carry
 /// everything later forward ops need from the ops so far (parameters,
-/// integer and boolean inputs and constants aside; a float input counts
-/// from its first read). One makes the blocks of a stack; more also cuts
-/// inside graphs whose skip connections stay alive across blocks.
+/// integer and boolean inputs and constants aside). One makes the blocks of
+/// a stack; more also cuts inside graphs whose skip connections stay alive
+/// across blocks. With `inputsCross`, a float input counts from its first
+/// read to its last, so that the stages of a stack are its blocks (uniform
+/// and sqrt count stages); without, no argument counts: arguments are live
+/// for the whole step whatever the plan, so cutting where they are read
+/// costs nothing (dp and ilp, which choose among runs of stages, get the
+/// finer chain).
 llvm::SmallVector<Stage> findStages(mlir::func::FuncOp step,
-                                    unsigned maxCrossing = 1);
+                                    unsigned maxCrossing = 1,
+                                    bool inputsCross = true);
 
 } // namespace ckpt
 
