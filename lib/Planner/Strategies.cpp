@@ -162,65 +162,87 @@ static int64_t simulateChainPlan(func::FuncOp step, const StepChain &chain,
       std::min<uint64_t>(evaluated->peak.bytes, INT64_MAX));
 }
 
-/// dp's plan: the cheapest whose simulated peak fits `budget`. Where
-/// activations cross the chain's cuts beside the one carried forward (skip
-/// connections), the model's peak only bounds the simulated one from
-/// below, so the front is walked from the cheapest plan the model fits
-/// until one does; nothing when none does.
+namespace {
+
+/// A plan of one stage chain: what dp or ilp found on it, simulated.
+struct ChainCandidate {
+  std::unique_ptr<StepChain> chain;
+  ChainPlan plan;
+  int64_t simulatedPeak = 0;
+  unsigned stageCrossings = 1;
+  /// ilp's outcome, for the remark.
+  std::string outcome;
+};
+
+} // namespace
+
+/// dp's plan on `chain`: the cheapest whose simulated peak fits `budget`,
+/// or, without one, the smallest peak. Where activations cross the chain's
+/// cuts beside the one carried forward (skip connections), the model's
+/// peak only bounds the simulated one from below, so the front is walked
+/// from the cheapest plan the model fits until one does; nothing when none
+/// does. The front is built once, and only when the budgeted search's plan
+/// does not fit.
 static std::optional<ChainPlan>
-findFittingChainPlan(const StepChain &chain, int64_t budget,
-                     PeakMeasure simulate) {
+findFittingChainPlan(const StepChain &chain, std::optional<int64_t> budget,
+                     PeakMeasure simulate, SmallVector<ChainPlan> &front) {
+  if (!budget) {
+    front = findChainPlans(chain);
+    return front.back();
+  }
   SmallVector<ChainPlan> plans = findChainPlans(chain, budget);
   if (plans.empty())
     return std::nullopt;
-  if (simulate(plans.front()) <= budget)
+  if (simulate(plans.front()) <= *budget)
     return plans.front();
-  for (ChainPlan &plan : findChainPlans(chain))
-    if (plan.peak <= budget && simulate(plan) <= budget)
-      return std::move(plan);
+  front = findChainPlans(chain);
+  for (ChainPlan &plan : front)
+    if (plan.peak <= *budget && simulate(plan) <= *budget)
+      return plan;
   return std::nullopt;
 }
 
-/// dp and ilp: the cheapest plan of the step's chain within the budget, or
-/// the smallest peak. The model is measured with the simulator, and every
-/// plan written is simulated before it is taken, so the budget check that
-/// follows agrees; the brute-force tests hold the searches to the
-/// simulator's optimum.
-static LogicalResult planChain(func::FuncOp step,
-                               const StrategyOptions &options) {
+/// dp and ilp on the chain cut where at most `crossings` activations
+/// cross: the cheapest plan within the budget, or the smallest peak (also
+/// when nothing fits, for the budget check to report), simulated.
+static FailureOr<ChainCandidate>
+planChainWith(func::FuncOp step, const StrategyOptions &options,
+              unsigned crossings, std::optional<int64_t> budget) {
   bool ilp = options.strategy == "ilp";
   if (ilp) {
     size_t stages =
-        findStages(step, options.stageCrossings, /*inputsCross=*/false).size();
+        findStages(step, crossings, /*inputsCross=*/false).size();
     if (stages > options.ilpMaxStages)
       return step.emitOpError()
              << "has " << stages << " stages, more than strategy 'ilp' takes "
              << "on (ilp-max-stages=" << options.ilpMaxStages
              << "); plan it with dp or selective, or raise ilp-max-stages";
   }
-  FailureOr<std::unique_ptr<StepChain>> built = StepChain::build(
-      step, options.selectiveThreshold, options.stageCrossings);
+  FailureOr<std::unique_ptr<StepChain>> built =
+      StepChain::build(step, options.selectiveThreshold, crossings);
   if (failed(built))
     return failure();
-  const StepChain &chain = **built;
+  ChainCandidate candidate;
+  candidate.chain = std::move(*built);
+  candidate.stageCrossings = crossings;
+  const StepChain &chain = *candidate.chain;
   if (chain.getStageCount() == 0)
-    return success();
+    return candidate;
   auto simulate = [&](const ChainPlan &plan) {
     return simulateChainPlan(step, chain, plan.segments,
                              options.selectiveThreshold);
   };
-  std::optional<int64_t> budget;
-  if (options.budget)
-    budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
 
-  std::optional<ChainPlan> plan;
-  if (budget)
-    plan = findFittingChainPlan(chain, *budget, simulate);
-  std::string outcome;
+  SmallVector<ChainPlan> front;
+  std::optional<ChainPlan> plan =
+      findFittingChainPlan(chain, budget, simulate, front);
   if (ilp) {
     IlpLimits limits{options.ilpSeconds, options.ilpNodes,
                      options.ilpPresolve};
-    IlpResult solved = findChainPlanIlp(chain, budget, limits, simulate, plan);
+    std::optional<ChainPlan> start;
+    if (budget)
+      start = plan;
+    IlpResult solved = findChainPlanIlp(chain, budget, limits, simulate, start);
     if (solved.plan && !solved.optimal) {
       double gap = solved.plan->flops
                        ? 100.0 * double(solved.plan->flops - solved.lowerBound) /
@@ -237,33 +259,106 @@ static LogicalResult planChain(func::FuncOp step,
                             "fewer than "
                          << solved.lowerBound << ")";
     }
-    outcome = solved.plan ? (solved.optimal ? "optimal" : "not proven optimal")
-                          : (solved.optimal ? "proven that no plan fits"
-                                            : "no fitting plan found");
-    outcome += ", " + std::to_string(solved.solves) +
-               (solved.solves == 1 ? " solve" : " solves");
+    candidate.outcome =
+        solved.plan ? (solved.optimal ? "optimal" : "not proven optimal")
+                    : (solved.optimal ? "proven that no plan fits"
+                                      : "no fitting plan found");
+    candidate.outcome += ", " + std::to_string(solved.solves) +
+                         (solved.solves == 1 ? " solve" : " solves");
     plan = std::move(solved.plan);
   }
   // Nothing fits: the smallest peak, for the budget check to report.
-  if (!plan)
-    plan = findChainPlans(chain).back();
-  writeChainPlan(chain.getStages(), plan->segments, options.selectiveThreshold,
+  if (!plan) {
+    if (front.empty())
+      front = findChainPlans(chain);
+    plan = front.back();
+  }
+  candidate.plan = std::move(*plan);
+  candidate.simulatedPeak = simulate(candidate.plan);
+  return candidate;
+}
+
+/// The settings of stage-crossings that automatic planning tries: 1, and
+/// each higher one up to 4 that cuts the chain finer, while its chain has
+/// at most twice the stages of the first (or 256), so that planning time
+/// stays within a small multiple of one setting's.
+static SmallVector<unsigned> getAutomaticCrossings(func::FuncOp step) {
+  SmallVector<unsigned> settings = {1};
+  size_t first = findStages(step, 1, /*inputsCross=*/false).size();
+  size_t previous = first;
+  for (unsigned crossings = 2; crossings <= 4; ++crossings) {
+    size_t stages = findStages(step, crossings, /*inputsCross=*/false).size();
+    if (stages > std::max<size_t>(2 * first, 256))
+      break;
+    if (stages > previous)
+      settings.push_back(crossings);
+    previous = stages;
+  }
+  return settings;
+}
+
+/// dp and ilp: the cheapest plan of the step's chain within the budget, or
+/// the smallest peak. The model is the simulator's (StepChain.h), and every
+/// plan is simulated before it is taken, so the budget check that follows
+/// agrees; the brute-force tests hold the searches to the simulator's
+/// optimum. With automatic stage crossings, each setting's plan is found
+/// and the one whose simulated peak fits with the fewest FLOPs is taken
+/// (without a budget, or when none fits: the smallest simulated peak).
+static LogicalResult planChain(func::FuncOp step,
+                               const StrategyOptions &options) {
+  std::optional<int64_t> budget;
+  if (options.budget)
+    budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
+  SmallVector<unsigned> settings = {options.stageCrossings};
+  if (options.stageCrossings == 0)
+    settings = getAutomaticCrossings(step);
+  auto better = [&](const ChainCandidate &a, const ChainCandidate &b) {
+    bool aFits = budget && a.simulatedPeak <= *budget;
+    bool bFits = budget && b.simulatedPeak <= *budget;
+    if (aFits != bFits)
+      return aFits;
+    if (aFits)
+      return std::tie(a.plan.flops, a.simulatedPeak) <
+             std::tie(b.plan.flops, b.simulatedPeak);
+    return std::tie(a.simulatedPeak, a.plan.flops) <
+           std::tie(b.simulatedPeak, b.plan.flops);
+  };
+  std::optional<ChainCandidate> best;
+  for (unsigned crossings : settings) {
+    FailureOr<ChainCandidate> candidate =
+        planChainWith(step, options, crossings, budget);
+    if (failed(candidate))
+      return failure();
+    if (!best || better(*candidate, *best))
+      best = std::move(*candidate);
+  }
+  const StepChain &chain = *best->chain;
+  if (chain.getStageCount() == 0)
+    return success();
+  const ChainPlan &plan = best->plan;
+  writeChainPlan(chain.getStages(), plan.segments, options.selectiveThreshold,
                  options.describe);
   if (options.describe) {
     InFlightDiagnostic remark = step.emitRemark();
-    remark << options.strategy << ": " << plan->segments.size()
+    remark << options.strategy << ": " << plan.segments.size()
            << " segments ("
-           << llvm::count_if(plan->segments,
+           << llvm::count_if(plan.segments,
                              [](const PlannedSegment &segment) {
                                return segment.option ==
                                       StepChain::kKeepExpensive;
                              })
            << " keeping expensive results) over " << chain.getStageCount()
            << " stages, peak "
-           << formatBytes(static_cast<uint64_t>(simulate(*plan)))
-           << ", recompute " << plan->flops << " FLOPs";
-    if (!outcome.empty())
-      remark << " (" << outcome << ")";
+           << formatBytes(static_cast<uint64_t>(best->simulatedPeak))
+           << ", recompute " << plan.flops << " FLOPs";
+    if (!best->outcome.empty())
+      remark << " (" << best->outcome << ")";
+    if (options.stageCrossings == 0) {
+      remark << "; stage-crossings=" << best->stageCrossings
+             << " chosen automatically of";
+      for (unsigned crossings : settings)
+        remark << " " << crossings;
+    }
   }
   return success();
 }
@@ -276,8 +371,6 @@ std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
            "'; expected manual, none, uniform, sqrt, selective, dp or ilp";
   if (options.stagesPerSegment == 0)
     return "stages-per-segment must be at least 1";
-  if (options.stageCrossings == 0)
-    return "stage-crossings must be at least 1";
   if (!(options.ilpSeconds > 0))
     return "ilp-seconds must be positive";
   if (options.ilpNodes < 0)

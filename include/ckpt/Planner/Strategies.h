@@ -31,8 +31,10 @@ struct StrategyOptions {
   /// The peak dp and ilp must fit, in bytes; without it they plan the
   /// smallest peak.
   std::optional<uint64_t> budget = std::nullopt;
-  /// dp and ilp cut stages where at most this many activations cross.
-  unsigned stageCrossings = 1;
+  /// dp and ilp cut stages where at most this many activations cross; 0:
+  /// each setting from 1 that cuts the chain finer, within a bound on its
+  /// stages, is tried and the best simulated plan taken.
+  unsigned stageCrossings = 0;
   /// ilp's limits: seconds for all its solves, branch-and-bound nodes per
   /// solve (0: none), and the most stages it takes on.
   double ilpSeconds = 10;

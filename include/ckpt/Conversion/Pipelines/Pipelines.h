@@ -94,8 +94,9 @@ struct CheckpointPipelineOptions
   Option<unsigned> stageCrossings{
       *this, "stage-crossings",
       llvm::cl::desc("dp and ilp end a stage where at most this many "
-                     "activations cross (more for skip connections)"),
-      llvm::cl::init(1)};
+                     "activations cross (more for skip connections); 0: "
+                     "chosen automatically"),
+      llvm::cl::init(0)};
   Option<double> ilpSeconds{
       *this, "ilp-seconds",
       llvm::cl::desc("Seconds ilp may solve for, all solves together"),

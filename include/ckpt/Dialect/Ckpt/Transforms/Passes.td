@@ -124,22 +124,29 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       it gives up keeps, those saving the most bytes per FLOP of
       recomputation first, until the plan fits.
     - `dp`: the exact optimum over the stage chain (as `uniform` finds it,
-      with every op that cannot be recomputed a stage of its own): every
-      way of keeping each stage or recomputing runs of consecutive stages
-      as single-level segments — each recomputing everything or keeping
-      the results of its ops above `selective-flops-per-element` — is
-      considered, and the plan with the fewest recompute FLOPs whose
-      simulated peak fits the budget is taken (without a budget: the
-      smallest peak, then the fewest FLOPs). The chain's memory model is
-      measured with the simulator itself (the step with each run of stages
-      as its only segment), so the predicted peak is the simulated one;
-      stages whose backward ops interleave are merged. When no plan fits,
-      the smallest-peak plan is written and the budget error names its
-      peak. With `stage-crossings` above 1, stages also end where that many
-      activations cross, so graphs whose skip connections stay alive across
-      blocks (U-Net, ResNet) get stages too; the model's peak is then a
-      lower bound of the simulated one, and dp walks its front from the
-      cheapest plan the model fits until one's simulated peak does.
+      except that arguments never cross a cut, and with every op that
+      cannot be recomputed a stage of its own): every way of keeping each
+      stage or recomputing runs of consecutive stages as single-level
+      segments — each recomputing everything or keeping the results of its
+      ops above `selective-flops-per-element` — is considered, and the plan
+      with the fewest recompute FLOPs whose simulated peak fits the budget
+      is taken (without a budget: the smallest peak, then the fewest
+      FLOPs). The chain's memory model is the simulator's: the step is
+      simulated once without a plan, and each run of stages as a segment
+      changes the lifetimes of only the buffers it recomputes or reads, so
+      each run's peak follows from those (ckpt-verify-chain-model checks
+      it run by run); stages whose backward ops interleave are merged.
+      When no plan fits, the smallest-peak plan is written and the budget
+      error names its peak. With `stage-crossings` above 1, stages also end
+      where that many activations cross, so graphs whose skip connections
+      stay alive across blocks (U-Net, ResNet) get stages too; the model's
+      peak is then a lower bound of the simulated one, and dp walks its
+      front from the cheapest plan the model fits until one's simulated
+      peak does. By default (`stage-crossings=0`) the setting is chosen:
+      1 and each higher one up to 4 that cuts the chain finer (while the
+      chain has at most twice the stages of one crossing's, or 256) are
+      planned, and the plan whose simulated peak fits with the fewest FLOPs
+      is taken (with `remarks`, the remark names the setting).
     - `ilp`: the same plans as `dp` (on the same stages), written as a
       mixed-integer program (one binary per way a run of stages may be a
       segment, the bytes freed below each stage, every group's peak within
@@ -186,9 +193,9 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Also emit a remark per planned segment (its stages) and one with "
            "the plan's simulated peak under the budget">,
-    Option<"stageCrossings", "stage-crossings", "unsigned", /*default=*/"1",
+    Option<"stageCrossings", "stage-crossings", "unsigned", /*default=*/"0",
            "dp and ilp end a stage where at most this many activations "
-           "cross (at least 1; more for skip connections)">,
+           "cross (more for skip connections); 0: chosen automatically">,
     Option<"ilpSeconds", "ilp-seconds", "double", /*default=*/"10",
            "Seconds ilp may solve for, all solves together">,
     Option<"ilpNodes", "ilp-nodes", "int64_t", /*default=*/"0",
