@@ -256,3 +256,49 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
   }
   return plans;
 }
+
+int64_t ckpt::findLowestChainPeak(const ChainModel &model) {
+  size_t stages = model.getStageCount();
+  if (stages == 0)
+    return 0;
+  std::vector<int64_t> keptFrom(stages + 1, kNoPeak);
+  for (size_t stage = stages; stage-- > 0;)
+    keptFrom[stage] = std::max(keptFrom[stage + 1], model.getKeptPeak(stage));
+  // (freed, peak) of partial plans; the lowest peak of a plan completed by
+  // keeping the stages after its boundary bounds what is worth extending.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> labels(stages + 1);
+  labels[0].push_back({0, kNoPeak});
+  int64_t lowest = keptFrom[0];
+  for (size_t first = 0; first < stages; ++first) {
+    // The labels no other frees as much at no higher peak.
+    std::vector<std::pair<int64_t, int64_t>> &here = labels[first];
+    llvm::sort(here, [](auto &a, auto &b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    std::vector<std::pair<int64_t, int64_t>> kept;
+    for (auto [freed, peak] : here)
+      if (peak < lowest && (kept.empty() || peak < kept.back().second)) {
+        kept.push_back({freed, peak});
+        lowest = std::min(lowest, std::max(peak, keptFrom[first] - freed));
+      }
+    here = std::move(kept);
+    for (auto [freed, peak] : here) {
+      if (peak >= lowest)
+        continue;
+      labels[first + 1].push_back(
+          {freed, std::max(peak, model.getKeptPeak(first) - freed)});
+      for (size_t last = first; last < stages; ++last) {
+        int64_t bound = model.getLowestPeakFrom(first, last);
+        if (bound == std::numeric_limits<int64_t>::max() ||
+            std::max(peak, bound - freed) >= lowest)
+          break;
+        for (const ChainSegment &segment : model.getSegmentOptions(first, last))
+          labels[last + 1].push_back({freed + segment.freed,
+                                      std::max(peak, segment.peak - freed)});
+      }
+    }
+  }
+  for (auto [freed, peak] : labels[stages])
+    lowest = std::min(lowest, peak);
+  return lowest;
+}

@@ -177,7 +177,7 @@ struct ChainCandidate {
 } // namespace
 
 /// dp's plan on `chain`: the cheapest whose simulated peak fits `budget`,
-/// or, without one, the smallest peak. Where activations cross the chain's
+/// or, without one, the cheapest of the smallest model peak. Where activations cross the chain's
 /// cuts beside the one carried forward (skip connections), the model's
 /// peak only bounds the simulated one from below, so the front is walked
 /// from the cheapest plan the model fits until one does; nothing when none
@@ -186,10 +186,8 @@ struct ChainCandidate {
 static std::optional<ChainPlan>
 findFittingChainPlan(const StepChain &chain, std::optional<int64_t> budget,
                      PeakMeasure simulate, SmallVector<ChainPlan> &front) {
-  if (!budget) {
-    front = findChainPlans(chain);
-    return front.back();
-  }
+  if (!budget)
+    return findChainPlans(chain, findLowestChainPeak(chain)).front();
   SmallVector<ChainPlan> plans = findChainPlans(chain, budget);
   if (plans.empty())
     return std::nullopt;

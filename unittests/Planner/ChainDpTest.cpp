@@ -78,6 +78,8 @@ void checkAgainst(const ChainModel &model, const std::vector<Scored> &plans,
     EXPECT_EQ(rescored->flops, plan.flops) << what;
   }
   EXPECT_EQ(found, expected) << what;
+  // The smallest peak, found alone.
+  EXPECT_EQ(findLowestChainPeak(model), expected.back().second) << what;
 
   int64_t lowest = expected.back().second, highest = expected.front().second;
   std::uniform_int_distribution<int64_t> pick(lowest - (highest - lowest) / 8,

@@ -83,6 +83,11 @@ llvm::SmallVector<ChainPlan>
 findChainPlans(const ChainModel &model,
                std::optional<int64_t> budget = std::nullopt);
 
+/// The smallest peak of any single-level plan (the last of
+/// findChainPlans's front, found without building the front: only what
+/// partial plans free and their peaks are compared).
+int64_t findLowestChainPeak(const ChainModel &model);
+
 } // namespace ckpt
 
 #endif // CKPT_PLANNER_CHAINDP_H
