@@ -279,14 +279,16 @@ planChainWith(func::FuncOp step, const StrategyOptions &options,
 /// The settings of stage-crossings that automatic planning tries: 1, and
 /// each higher one up to 4 that cuts the chain finer, while its chain has
 /// at most twice the stages of the first (or 256), so that planning time
-/// stays within a small multiple of one setting's.
-static SmallVector<unsigned> getAutomaticCrossings(func::FuncOp step) {
+/// stays within a small multiple of one setting's, and at most
+/// `maxStages`.
+static SmallVector<unsigned> getAutomaticCrossings(func::FuncOp step,
+                                                   size_t maxStages) {
   SmallVector<unsigned> settings = {1};
   size_t first = findStages(step, 1, /*inputsCross=*/false).size();
   size_t previous = first;
   for (unsigned crossings = 2; crossings <= 4; ++crossings) {
     size_t stages = findStages(step, crossings, /*inputsCross=*/false).size();
-    if (stages > std::max<size_t>(2 * first, 256))
+    if (stages > std::min(std::max<size_t>(2 * first, 256), maxStages))
       break;
     if (stages > previous)
       settings.push_back(crossings);
@@ -308,8 +310,11 @@ static LogicalResult planChain(func::FuncOp step,
   if (options.budget)
     budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
   SmallVector<unsigned> settings = {options.stageCrossings};
+  // ilp takes on no more stages than ilp-max-stages: beyond one crossing,
+  // settings above it are not tried.
   if (options.stageCrossings == 0)
-    settings = getAutomaticCrossings(step);
+    settings = getAutomaticCrossings(
+        step, options.strategy == "ilp" ? options.ilpMaxStages : SIZE_MAX);
   auto better = [&](const ChainCandidate &a, const ChainCandidate &b) {
     bool aFits = budget && a.simulatedPeak <= *budget;
     bool bFits = budget && b.simulatedPeak <= *budget;
