@@ -176,12 +176,18 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
                                model.getKeptPeak(stage) - *budget);
   Front front;
   // A label that the front beats cannot lead to a plan it does not beat;
-  // under a budget, one no cheaper than a plan that fits.
+  // under a budget, one no cheaper than a plan that fits (or as cheap and
+  // no lower).
   auto worthExtending = [&](int64_t peak, uint64_t flops) {
     if (!budget)
       return front.improves(peak, flops);
-    return peak <= *budget && (front.get().empty() ||
-                               flops < front.get().rbegin()->second.flops);
+    if (peak > *budget)
+      return false;
+    if (front.get().empty())
+      return true;
+    auto [cheapestPeak, cheapest] = *front.get().rbegin();
+    return flops < cheapest.flops ||
+           (flops == cheapest.flops && peak < cheapestPeak);
   };
   std::vector<size_t> trimAt(stages + 1, 256);
   for (size_t first = 0; first <= stages; ++first) {
