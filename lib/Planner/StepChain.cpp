@@ -629,6 +629,19 @@ void StepLifetimes::sweepRuns(
   };
 
   SmallVector<int32_t> newValues, newOps, worklist, changedOriginals;
+  // Records a use (as the region's reads or the moved backward reads) of
+  // the buffer the region's `value` lives in.
+  auto addUse = [&](int32_t value, int32_t Copy::*copyUse,
+                    int32_t Original::*originalUse, int32_t use) {
+    auto [copy, id] = regionBuffer(value);
+    if (copy >= 0) {
+      copies[copy].*copyUse = std::max(copies[copy].*copyUse, use);
+      updateCopy(copies[copy]);
+    } else if (Original *buffer = id >= 0 ? touch(id) : nullptr) {
+      buffer->*originalUse = std::max(buffer->*originalUse, use);
+      changedOriginals.push_back(id);
+    }
+  };
   SmallVector<std::pair<int32_t, int32_t>, 4> own;
   for (size_t last = first; last < end; ++last) {
     newValues.clear();
@@ -663,16 +676,8 @@ void StepLifetimes::sweepRuns(
       int32_t position = forwardPosition[op];
       flops += info.flops;
       regionTree.add(position, position, info.scratch - kInactive);
-      for (int32_t operand : info.operands) {
-        auto [copy, id] = regionBuffer(operand);
-        if (copy >= 0) {
-          copies[copy].regionUse = std::max(copies[copy].regionUse, position);
-          updateCopy(copies[copy]);
-        } else if (Original *buffer = id >= 0 ? touch(id) : nullptr) {
-          buffer->regionUse = std::max(buffer->regionUse, position);
-          changedOriginals.push_back(id);
-        }
-      }
+      for (int32_t operand : info.operands)
+        addUse(operand, &Copy::regionUse, &Original::regionUse, position);
       for (int32_t value : info.results) {
         copyStamp[value] = stamp;
         if (info.view) {
@@ -694,15 +699,8 @@ void StepLifetimes::sweepRuns(
         buffer->ownUse = ownUse(values[value].buffer);
         changedOriginals.push_back(values[value].buffer);
       }
-      auto [copy, id] = regionBuffer(value);
-      int32_t use = values[value].lastBackwardUse;
-      if (copy >= 0) {
-        copies[copy].redirectedUse = std::max(copies[copy].redirectedUse, use);
-        updateCopy(copies[copy]);
-      } else if (Original *buffer = id >= 0 ? touch(id) : nullptr) {
-        buffer->redirectedUse = std::max(buffer->redirectedUse, use);
-        changedOriginals.push_back(id);
-      }
+      addUse(value, &Copy::redirectedUse, &Original::redirectedUse,
+             values[value].lastBackwardUse);
     }
     // A region placed earlier leaves buffers read by the step after it
     // live through it.
