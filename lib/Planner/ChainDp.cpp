@@ -1,13 +1,12 @@
 //===- ChainDp.cpp - exact single-level plans for a chain of stages -------===//
 //
-// A label-setting search over the chain's group boundaries. A partial plan
-// (the groups of the stages before a boundary) matters to the rest only
-// through the bytes its segments free; it is dropped when another frees as
-// many with no more FLOPs and no higher peak. Every partial plan is also
-// completed at once by keeping the stages after it: those plans make the
-// front found so far, and a partial plan (or a run from it) that the front
-// already beats on peak and FLOPs cannot lead anywhere better and is
-// dropped too, so the search stays exact.
+// A dynamic program from the chain's end. Whether the groups from a
+// boundary on fit depends only on the slack there: the budget plus the
+// bytes the segments before free. So each boundary gets a staircase, the
+// fewest FLOPs that plan its later stages at each slack, built from the
+// staircases of the boundaries after its first group. The first
+// boundary's staircase is the Pareto front of peak against FLOPs; a budget
+// reads it at one slack.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,114 +16,258 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <tuple>
 
 using namespace ckpt;
 
 ChainModel::~ChainModel() = default;
 
-int64_t ChainModel::getLowestPeakFrom(size_t first, size_t last) const {
-  int64_t lowest = std::numeric_limits<int64_t>::max();
+std::optional<RunBound> ChainModel::getBoundFrom(size_t first,
+                                                 size_t last) const {
+  std::optional<RunBound> bound;
   for (; last < getStageCount(); ++last) {
-    llvm::SmallVector<ChainSegment, 2> options =
-        getSegmentOptions(first, last);
+    llvm::SmallVector<ChainSegment, 2> options = getSegmentOptions(first, last);
     if (options.empty())
       break;
-    for (const ChainSegment &segment : options)
-      lowest = std::min(lowest, segment.peak);
+    if (!bound)
+      bound = RunBound{std::numeric_limits<int64_t>::max(),
+                       std::numeric_limits<uint64_t>::max()};
+    for (const ChainSegment &segment : options) {
+      bound->peak = std::min(bound->peak, segment.peak);
+      bound->flops = std::min(bound->flops, segment.flops);
+    }
   }
-  return lowest;
+  return bound;
 }
 
 namespace {
 
 constexpr int64_t kNoPeak = std::numeric_limits<int64_t>::min();
+constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
 constexpr unsigned kKept = std::numeric_limits<unsigned>::max();
 
-/// A partial plan ending at a group boundary.
-struct Label {
-  int64_t freed;
-  int64_t peak;
-  uint64_t flops;
-  /// The boundary the last group starts at and that boundary's label.
-  size_t from;
-  size_t parent;
-  /// The segment option of the last group, or kKept.
-  unsigned option;
-  /// Segments in the partial plan: fewer wins a tie.
-  unsigned segments;
-};
-
-/// The labels no other label dominates (freeing at least as much with no
-/// more FLOPs and, `withPeak`, no higher peak: under a budget every label
-/// fits, so the peak only breaks ties).
-std::vector<Label> prune(std::vector<Label> labels, bool withPeak) {
-  llvm::sort(labels, [](const Label &a, const Label &b) {
-    if (a.freed != b.freed)
-      return a.freed > b.freed;
-    return std::tie(a.flops, a.peak, a.segments) <
-           std::tie(b.flops, b.peak, b.segments);
-  });
-  std::vector<Label> kept;
-  if (!withPeak) {
-    uint64_t cheapest = std::numeric_limits<uint64_t>::max();
-    for (const Label &label : labels)
-      if (label.flops < cheapest) {
-        cheapest = label.flops;
-        kept.push_back(label);
-      }
-    return kept;
-  }
-  // Among the labels freeing at least as much (those seen), the (flops,
-  // peak) staircase: peaks fall as flops rise.
-  std::map<uint64_t, int64_t> staircase;
-  for (const Label &label : labels) {
-    auto after = staircase.upper_bound(label.flops);
-    if (after != staircase.begin() && std::prev(after)->second <= label.peak)
-      continue;
-    while (after != staircase.end() && after->second >= label.peak)
-      after = staircase.erase(after);
-    staircase[label.flops] = label.peak;
-    kept.push_back(label);
-  }
-  return kept;
+/// `bytes` fewer, where kNoPeak stays kNoPeak.
+int64_t less(int64_t bytes, int64_t fewer) {
+  return bytes == kNoPeak ? kNoPeak : bytes - fewer;
 }
 
-/// Complete plans no other beats on both peak and FLOPs, by peak: a label
-/// and whether the stages after its boundary are kept.
-class Front {
-public:
-  struct Entry {
-    uint64_t flops;
-    unsigned segments;
-    size_t boundary, label;
-  };
-  /// Whether a plan of this peak and these FLOPs (or fewer segments on a
-  /// tie) would join the front.
-  bool improves(int64_t peak, uint64_t flops) const {
-    auto at = plans.upper_bound(peak);
-    return at == plans.begin() || std::prev(at)->second.flops > flops;
-  }
-  void insert(int64_t peak, const Entry &entry) {
-    auto at = plans.upper_bound(peak);
-    if (at != plans.begin()) {
-      auto [belowPeak, below] = *std::prev(at);
-      if (below.flops < entry.flops ||
-          (below.flops == entry.flops &&
-           (belowPeak < peak || below.segments <= entry.segments)))
-        return;
-    }
-    at = plans.lower_bound(peak);
-    while (at != plans.end() && at->second.flops >= entry.flops)
-      at = plans.erase(at);
-    plans[peak] = entry;
-  }
-  const std::map<int64_t, Entry> &get() const { return plans; }
-
-private:
-  std::map<int64_t, Entry> plans;
+/// A step of a boundary's staircase: a plan of the stages from the
+/// boundary on that fits whenever the slack there is at least `slack`.
+struct Stair {
+  /// The least slack it needs, raised to the least the boundary can have.
+  int64_t slack;
+  /// The least slack it needs: its peak, counted from the boundary.
+  int64_t peak;
+  uint64_t flops;
+  unsigned segments;
+  /// Its first group: the boundary after it, its segment option (or
+  /// kKept), and the stair of that boundary the plan goes on with.
+  size_t next;
+  unsigned option;
+  size_t stair;
 };
+
+/// A first group from a boundary followed by the stairs of the boundary
+/// after it, from `at` on: the candidates of one run (or of keeping the
+/// stage) for the boundary's staircase, by increasing slack and
+/// decreasing FLOPs.
+struct Follower {
+  const std::vector<Stair> *after;
+  size_t at;
+  size_t next;
+  unsigned option;
+  int64_t peak, freed;
+  uint64_t flops;
+};
+
+/// The candidate of `follower` at its stair, at least `least` slack.
+Stair candidateOf(const Follower &follower, int64_t least) {
+  const Stair &stair = (*follower.after)[follower.at];
+  return {std::max({follower.peak, less(stair.slack, follower.freed), least}),
+          std::max(follower.peak, less(stair.peak, follower.freed)),
+          follower.flops + stair.flops,
+          stair.segments + (follower.option != kKept),
+          follower.next,
+          follower.option,
+          follower.at};
+}
+
+/// Whether candidate `a` goes first: less slack, then fewer FLOPs, a lower
+/// peak, fewer segments, and the earlier follower.
+bool precedes(const std::pair<Stair, size_t> &a,
+              const std::pair<Stair, size_t> &b) {
+  return std::tie(a.first.slack, a.first.flops, a.first.peak, a.first.segments,
+                  a.second) < std::tie(b.first.slack, b.first.flops,
+                                       b.first.peak, b.first.segments,
+                                       b.second);
+}
+
+/// The candidates of `followers` no other beats (no more slack and fewer
+/// FLOPs; on a tie, the lower peak and then fewer segments), up to
+/// `highest` slack: a merge by slack that skips, in each follower, the
+/// stairs that the staircase so far already beats.
+std::vector<Stair> mergeFollowers(llvm::ArrayRef<Follower> followers,
+                                  int64_t least, int64_t highest) {
+  std::vector<Follower> cursors(followers);
+  // A min-heap of each follower's next candidate.
+  std::vector<std::pair<Stair, size_t>> heap;
+  auto later = [](const std::pair<Stair, size_t> &a,
+                  const std::pair<Stair, size_t> &b) { return precedes(b, a); };
+  auto push = [&](size_t index) {
+    Stair candidate = candidateOf(cursors[index], least);
+    if (candidate.slack > highest)
+      return;
+    heap.push_back({candidate, index});
+    std::push_heap(heap.begin(), heap.end(), later);
+  };
+  for (size_t index = 0; index < cursors.size(); ++index)
+    push(index);
+  std::vector<Stair> staircase;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    auto [candidate, index] = heap.back();
+    heap.pop_back();
+    // A follower's next candidate may need no more slack than the last
+    // stair (both raised to `least`) and beat it.
+    if (!staircase.empty() && candidate.slack == staircase.back().slack) {
+      const Stair &last = staircase.back();
+      if (std::tie(candidate.flops, candidate.peak, candidate.segments) <
+          std::tie(last.flops, last.peak, last.segments))
+        staircase.back() = candidate;
+    } else if (staircase.empty() || candidate.flops < staircase.back().flops) {
+      staircase.push_back(candidate);
+    }
+    // The follower's later stairs need more slack; those dearer than the
+    // staircase's last are beaten. Its FLOPs fall along the stairs.
+    Follower &cursor = cursors[index];
+    const std::vector<Stair> &after = *cursor.after;
+    uint64_t cheapest = staircase.back().flops;
+    auto next = std::partition_point(
+        after.begin() + cursor.at + 1, after.end(), [&](const Stair &stair) {
+          return cursor.flops + stair.flops > cheapest;
+        });
+    if (next == after.end())
+      continue;
+    cursor.at = static_cast<size_t>(next - after.begin());
+    push(index);
+  }
+  return staircase;
+}
+
+/// Calls `each(last, segment, option)` for every way a run from `first`
+/// may be one segment whose peak is at most `highest`.
+template <typename Each>
+void forEachRun(const ChainModel &model, size_t first, int64_t highest,
+                Each each) {
+  for (size_t last = first; last < model.getStageCount(); ++last) {
+    std::optional<RunBound> bound = model.getBoundFrom(first, last);
+    if (!bound || bound->peak > highest)
+      return;
+    for (auto [option, segment] :
+         llvm::enumerate(model.getSegmentOptions(first, last)))
+      if (segment.peak <= highest)
+        each(last, segment, static_cast<unsigned>(option));
+  }
+}
+
+/// The least and the most a partial plan to each boundary frees (the most
+/// among those that fit `budget`; INT64_MIN where none reaches it).
+struct FreedRange {
+  std::vector<int64_t> least, most;
+};
+
+FreedRange getFreedRange(const ChainModel &model,
+                         std::optional<int64_t> budget) {
+  size_t stages = model.getStageCount();
+  FreedRange range{std::vector<int64_t>(stages + 1, kNoLimit),
+                   std::vector<int64_t>(stages + 1, kNoPeak)};
+  range.least[0] = range.most[0] = 0;
+  for (size_t first = 0; first < stages; ++first) {
+    int64_t least = range.least[first];
+    range.least[first + 1] = std::min(range.least[first + 1], least);
+    forEachRun(model, first, kNoLimit,
+               [&](size_t last, const ChainSegment &segment, unsigned) {
+                 range.least[last + 1] =
+                     std::min(range.least[last + 1], least + segment.freed);
+               });
+    // Freeing more only ever helps a plan fit.
+    int64_t most = range.most[first];
+    if (most == kNoPeak)
+      continue;
+    int64_t highest = budget ? *budget + most : kNoLimit;
+    if (model.getKeptPeak(first) <= highest)
+      range.most[first + 1] = std::max(range.most[first + 1], most);
+    forEachRun(model, first, highest,
+               [&](size_t last, const ChainSegment &segment, unsigned) {
+                 range.most[last + 1] =
+                     std::max(range.most[last + 1], most + segment.freed);
+               });
+  }
+  return range;
+}
+
+/// The staircase of every boundary, for budgets of at least `lowest` (and
+/// at most `budget`, when given).
+std::vector<std::vector<Stair>> getStaircases(const ChainModel &model,
+                                              int64_t lowest,
+                                              std::optional<int64_t> budget) {
+  size_t stages = model.getStageCount();
+  FreedRange freed = getFreedRange(model, budget);
+  std::vector<std::vector<Stair>> staircases(stages + 1);
+  staircases[stages].push_back(
+      {lowest + freed.least[stages], kNoPeak, 0, 0, stages, kKept, 0});
+  std::vector<Follower> followers;
+  for (size_t first = stages; first-- > 0;) {
+    // The slack at `first` lies in [least, highest].
+    int64_t least = lowest + freed.least[first];
+    int64_t highest = kNoLimit;
+    if (budget) {
+      if (freed.most[first] == kNoPeak)
+        continue;
+      highest = *budget + freed.most[first];
+    }
+    followers.clear();
+    // Following `next`'s stairs after a first group needing at least
+    // `peak` and freeing `bytes`. The stairs up to the last needing no more
+    // than the group are as good as that one, the cheapest of them.
+    auto follow = [&](size_t next, int64_t peak, int64_t bytes, uint64_t flops,
+                      unsigned option) {
+      const std::vector<Stair> &after = staircases[next];
+      if (after.empty())
+        return;
+      auto from = llvm::upper_bound(after, peak,
+                                    [&](int64_t value, const Stair &stair) {
+                                      return value < less(stair.slack, bytes);
+                                    });
+      if (from != after.begin())
+        --from;
+      followers.push_back({&after, static_cast<size_t>(from - after.begin()),
+                           next, option, peak, bytes, flops});
+    };
+    follow(first + 1, model.getKeptPeak(first), 0, 0, kKept);
+    forEachRun(model, first, highest,
+               [&](size_t last, const ChainSegment &segment, unsigned option) {
+                 follow(last + 1, segment.peak, segment.freed, segment.flops,
+                        option);
+               });
+    staircases[first] = mergeFollowers(followers, least, highest);
+  }
+  return staircases;
+}
+
+/// The plan of `stair`, the first boundary's, with its peak and FLOPs.
+ChainPlan getPlan(const std::vector<std::vector<Stair>> &staircases,
+                  const Stair &stair) {
+  ChainPlan plan{{}, stair.peak, stair.flops};
+  size_t boundary = 0;
+  for (const Stair *at = &stair; at->next != boundary;) {
+    if (at->option != kKept)
+      plan.segments.push_back({boundary, at->next - 1, at->option});
+    boundary = at->next;
+    at = &staircases[boundary][at->stair];
+  }
+  return plan;
+}
 
 } // namespace
 
@@ -153,158 +296,40 @@ ckpt::evaluateChainPlan(const ChainModel &model,
   return plan;
 }
 
-llvm::SmallVector<ChainPlan>
-ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
-  size_t stages = model.getStageCount();
-  if (stages == 0)
-    return {ChainPlan{{}, 0, 0}};
-  std::vector<std::vector<Label>> candidates(stages + 1), labels(stages + 1);
-  candidates[0].push_back({0, kNoPeak, 0, 0, 0, kKept, 0});
-  auto fits = [&](int64_t peak) { return !budget || peak <= *budget; };
-  // The most bytes live at any stage from each on when it is kept, for
-  // completing a partial plan by keeping the rest.
-  std::vector<int64_t> keptFrom(stages + 1, kNoPeak);
-  for (size_t stage = stages; stage-- > 0;)
-    keptFrom[stage] = std::max(keptFrom[stage + 1], model.getKeptPeak(stage));
-  // Under a budget, freeing more than keeping every later stage needs buys
-  // nothing: such labels count as freeing just that, so they collapse into
-  // one.
-  std::vector<int64_t> enough(stages + 1, std::numeric_limits<int64_t>::min());
-  if (budget)
-    for (size_t stage = stages; stage-- > 0;)
-      enough[stage] = std::max(enough[stage + 1],
-                               model.getKeptPeak(stage) - *budget);
-  Front front;
-  // A label that the front beats cannot lead to a plan it does not beat;
-  // under a budget, one no cheaper than a plan that fits (or as cheap and
-  // no lower).
-  auto worthExtending = [&](int64_t peak, uint64_t flops) {
-    if (!budget)
-      return front.improves(peak, flops);
-    if (peak > *budget)
-      return false;
-    if (front.get().empty())
-      return true;
-    auto [cheapestPeak, cheapest] = *front.get().rbegin();
-    return flops < cheapest.flops ||
-           (flops == cheapest.flops && peak < cheapestPeak);
-  };
-  std::vector<size_t> trimAt(stages + 1, 256);
-  for (size_t first = 0; first <= stages; ++first) {
-    if (budget)
-      for (Label &label : candidates[first])
-        label.freed = std::min(label.freed, std::max<int64_t>(enough[first], 0));
-    labels[first] = prune(std::move(candidates[first]), !budget);
-    for (auto [index, label] : llvm::enumerate(labels[first])) {
-      int64_t completed =
-          std::max(label.peak, first < stages ? keptFrom[first] - label.freed
-                                              : kNoPeak);
-      if (fits(completed))
-        front.insert(completed, {label.flops, label.segments, first, index});
-    }
-    if (first == stages)
-      break;
-    auto add = [&](size_t next, Label label) {
-      if (!worthExtending(label.peak, label.flops))
-        return;
-      candidates[next].push_back(label);
-      // Dominated candidates go early, so that they are not sorted again
-      // and again: the sets stay near their Pareto size.
-      if (candidates[next].size() > trimAt[next]) {
-        candidates[next] = prune(std::move(candidates[next]), !budget);
-        trimAt[next] = 2 * candidates[next].size() + 256;
-      }
-    };
-    for (auto [index, label] : llvm::enumerate(labels[first])) {
-      if (!worthExtending(label.peak, label.flops))
-        continue;
-      add(first + 1, {label.freed,
-                      std::max(label.peak, model.getKeptPeak(first) - label.freed),
-                      label.flops, first, index, kKept, label.segments});
-      for (size_t last = first; last < stages; ++last) {
-        // No longer run can do better: all of them peak at least this.
-        int64_t lowest = model.getLowestPeakFrom(first, last);
-        if (lowest == std::numeric_limits<int64_t>::max() ||
-            !worthExtending(std::max(label.peak, lowest - label.freed),
-                            label.flops))
-          break;
-        for (auto [option, segment] :
-             llvm::enumerate(model.getSegmentOptions(first, last)))
-          add(last + 1,
-              {label.freed + segment.freed,
-               std::max(label.peak, segment.peak - label.freed),
-               label.flops + segment.flops, first, index,
-               static_cast<unsigned>(option), label.segments + 1});
-      }
-    }
-  }
-
-  // The front by FLOPs (peaks fall as FLOPs rise); under a budget, only the
-  // cheapest plan.
-  llvm::SmallVector<ChainPlan> plans;
-  for (auto it = front.get().rbegin(); it != front.get().rend(); ++it) {
-    const Front::Entry &entry = it->second;
-    ChainPlan plan{{}, it->first, entry.flops};
-    size_t boundary = entry.boundary;
-    for (const Label *label = &labels[boundary][entry.label]; boundary != 0;) {
-      if (label->option != kKept)
-        plan.segments.push_back({label->from, boundary - 1, label->option});
-      boundary = label->from;
-      label = &labels[boundary][label->parent];
-    }
-    std::reverse(plan.segments.begin(), plan.segments.end());
-    // What it frees may have been capped: score it again.
-    if (budget)
-      plan.peak = evaluateChainPlan(model, plan.segments)->peak;
-    plans.push_back(std::move(plan));
-    if (budget)
-      break;
-  }
-  return plans;
-}
-
 int64_t ckpt::findLowestChainPeak(const ChainModel &model) {
   size_t stages = model.getStageCount();
   if (stages == 0)
     return 0;
-  std::vector<int64_t> keptFrom(stages + 1, kNoPeak);
-  for (size_t stage = stages; stage-- > 0;)
-    keptFrom[stage] = std::max(keptFrom[stage + 1], model.getKeptPeak(stage));
-  // (freed, peak) of partial plans; the lowest peak of a plan completed by
-  // keeping the stages after its boundary bounds what is worth extending.
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> labels(stages + 1);
-  labels[0].push_back({0, kNoPeak});
-  int64_t lowest = keptFrom[0];
-  for (size_t first = 0; first < stages; ++first) {
-    // The labels no other frees as much at no higher peak.
-    std::vector<std::pair<int64_t, int64_t>> &here = labels[first];
-    llvm::sort(here, [](auto &a, auto &b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
-    std::vector<std::pair<int64_t, int64_t>> kept;
-    for (auto [freed, peak] : here)
-      if (peak < lowest && (kept.empty() || peak < kept.back().second)) {
-        kept.push_back({freed, peak});
-        lowest = std::min(lowest, std::max(peak, keptFrom[first] - freed));
-      }
-    here = std::move(kept);
-    for (auto [freed, peak] : here) {
-      if (peak >= lowest)
-        continue;
-      labels[first + 1].push_back(
-          {freed, std::max(peak, model.getKeptPeak(first) - freed)});
-      for (size_t last = first; last < stages; ++last) {
-        int64_t bound = model.getLowestPeakFrom(first, last);
-        if (bound == std::numeric_limits<int64_t>::max() ||
-            std::max(peak, bound - freed) >= lowest)
-          break;
-        for (const ChainSegment &segment : model.getSegmentOptions(first, last))
-          labels[last + 1].push_back({freed + segment.freed,
-                                      std::max(peak, segment.peak - freed)});
-      }
-    }
+  // lowest[first]: the least slack at `first` that plans the rest.
+  std::vector<int64_t> lowest(stages + 1, kNoPeak);
+  for (size_t first = stages; first-- > 0;) {
+    int64_t best = std::max(model.getKeptPeak(first), lowest[first + 1]);
+    forEachRun(model, first, best - 1,
+               [&](size_t last, const ChainSegment &segment, unsigned) {
+                 best = std::min(
+                     best, std::max(segment.peak,
+                                    less(lowest[last + 1], segment.freed)));
+               });
+    lowest[first] = best;
   }
-  for (auto [freed, peak] : labels[stages])
-    lowest = std::min(lowest, peak);
-  return lowest;
+  return lowest[0];
+}
+
+llvm::SmallVector<ChainPlan>
+ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
+  if (model.getStageCount() == 0)
+    return {ChainPlan{{}, 0, 0}};
+  int64_t lowest = budget ? *budget : findLowestChainPeak(model);
+  std::vector<std::vector<Stair>> staircases =
+      getStaircases(model, lowest, budget);
+  const std::vector<Stair> &front = staircases[0];
+  llvm::SmallVector<ChainPlan> plans;
+  if (budget) {
+    if (!front.empty() && front.front().peak <= *budget)
+      plans.push_back(getPlan(staircases, front.front()));
+    return plans;
+  }
+  for (const Stair &stair : llvm::reverse(front))
+    plans.push_back(getPlan(staircases, stair));
+  return plans;
 }

@@ -117,6 +117,43 @@ TEST(ChainDpTest, FindsTheBruteForceOptimumOfRandomModels) {
   }
 }
 
+// Chains too long to enumerate: every budget is answered as the whole front
+// answers it (the front search and the budgeted one bound the slack of
+// each boundary differently), including budgets exactly at a front plan's
+// peak and just below.
+TEST(ChainDpTest, AnswersEveryBudgetAsTheFrontDoes) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 12; ++trial) {
+    RandomChain model(rng, 20 + 5 * trial);
+    SmallVector<ChainPlan> front = findChainPlans(model);
+    ASSERT_FALSE(front.empty());
+    std::vector<int64_t> budgets;
+    for (const ChainPlan &plan : front) {
+      budgets.push_back(plan.peak);
+      budgets.push_back(plan.peak - 1);
+    }
+    for (int64_t budget : budgets) {
+      std::string what = "chain " + std::to_string(trial) + " budget " +
+                         std::to_string(budget);
+      const ChainPlan *best = nullptr;
+      for (const ChainPlan &plan : front)
+        if (plan.peak <= budget && (!best || plan.flops < best->flops))
+          best = &plan;
+      SmallVector<ChainPlan> chosen = findChainPlans(model, budget);
+      ASSERT_EQ(chosen.empty(), !best) << what;
+      if (!best)
+        continue;
+      EXPECT_EQ(chosen.front().flops, best->flops) << what;
+      std::optional<ChainPlan> rescored =
+          evaluateChainPlan(model, chosen.front().segments);
+      ASSERT_TRUE(rescored) << what;
+      EXPECT_EQ(rescored->peak, chosen.front().peak) << what;
+      EXPECT_LE(rescored->peak, budget) << what;
+      EXPECT_EQ(rescored->flops, chosen.front().flops) << what;
+    }
+  }
+}
+
 /// A random chain of `stages` stages (at least 2) on a batch of 4 rows:
 /// linear layers to random widths, each followed (but for the last when
 /// `stages` is even) by one of gelu, tanh, relu, a residual tanh block or a
@@ -168,8 +205,8 @@ std::string randomStep(std::mt19937_64 &rng, int stages) {
       break;
     default:
       text += "  " + y + ", %m" + n + ", %r" + n + " = ckpt.layer_norm " + h +
-              " normalized_shape = [" + std::to_string(width[i + 1]) +
-              "] : (" + out + ") -> (" + out + ", tensor<4x1xf32>, " +
+              " normalized_shape = [" + std::to_string(width[i + 1]) + "] : (" +
+              out + ") -> (" + out + ", tensor<4x1xf32>, " +
               "tensor<4x1xf32>)\n";
     }
     x = y;
@@ -208,16 +245,14 @@ TEST(ChainDpTest, FindsTheSimulatorsOptimumOfRandomSteps) {
     bool exact = true;
     enumeratePlans(**chain, 0, plan, [&](const Segments &segments) {
       IRMapping mapping;
-      OwningOpRef<func::FuncOp> copy =
-          cast<func::FuncOp>(step->clone(mapping));
+      OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
       writeChainPlan(mapStages((*chain)->getStages(), mapping), segments,
                      threshold, /*describe=*/false);
       FailureOr<PlanEvaluation> simulated = evaluatePlan(*copy);
       ASSERT_TRUE(succeeded(simulated));
       Scored scored{static_cast<int64_t>(simulated->peak.bytes),
                     simulated->cost.recompute.flops};
-      std::optional<ChainPlan> predicted =
-          evaluateChainPlan(**chain, segments);
+      std::optional<ChainPlan> predicted = evaluateChainPlan(**chain, segments);
       ASSERT_TRUE(predicted);
       if (exact && (predicted->peak != scored.peak ||
                     predicted->flops != scored.flops)) {
