@@ -51,6 +51,14 @@ int64_t less(int64_t bytes, int64_t fewer) {
   return bytes == kNoPeak ? kNoPeak : bytes - fewer;
 }
 
+/// `budget` plus `bytes`, held within int64 (a budget may be INT64_MAX).
+int64_t plus(int64_t budget, int64_t bytes) {
+  int64_t sum;
+  if (!__builtin_add_overflow(budget, bytes, &sum))
+    return sum;
+  return bytes > 0 ? kNoLimit : kNoPeak + 1;
+}
+
 /// A step of a boundary's staircase: a plan of the stages from the
 /// boundary on that fits whenever the slack there is at least `slack`.
 struct Stair {
@@ -194,7 +202,7 @@ FreedRange getFreedRange(const ChainModel &model,
     int64_t most = range.most[first];
     if (most == kNoPeak)
       continue;
-    int64_t highest = budget ? *budget + most : kNoLimit;
+    int64_t highest = budget ? plus(*budget, most) : kNoLimit;
     if (model.getKeptPeak(first) <= highest)
       range.most[first + 1] = std::max(range.most[first + 1], most);
     forEachRun(model, first, highest,
@@ -215,16 +223,16 @@ std::vector<std::vector<Stair>> getStaircases(const ChainModel &model,
   FreedRange freed = getFreedRange(model, budget);
   std::vector<std::vector<Stair>> staircases(stages + 1);
   staircases[stages].push_back(
-      {lowest + freed.least[stages], kNoPeak, 0, 0, stages, kKept, 0});
+      {plus(lowest, freed.least[stages]), kNoPeak, 0, 0, stages, kKept, 0});
   std::vector<Follower> followers;
   for (size_t first = stages; first-- > 0;) {
     // The slack at `first` lies in [least, highest].
-    int64_t least = lowest + freed.least[first];
+    int64_t least = plus(lowest, freed.least[first]);
     int64_t highest = kNoLimit;
     if (budget) {
       if (freed.most[first] == kNoPeak)
         continue;
-      highest = *budget + freed.most[first];
+      highest = plus(*budget, freed.most[first]);
     }
     followers.clear();
     // Following `next`'s stairs after a first group needing at least

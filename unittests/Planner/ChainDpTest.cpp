@@ -28,6 +28,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 using namespace mlir;
@@ -127,7 +128,8 @@ TEST(ChainDpTest, AnswersEveryBudgetAsTheFrontDoes) {
     RandomChain model(rng, 20 + 5 * trial);
     SmallVector<ChainPlan> front = findChainPlans(model);
     ASSERT_FALSE(front.empty());
-    std::vector<int64_t> budgets;
+    // The largest budget there is must not overflow the slack bounds.
+    std::vector<int64_t> budgets = {std::numeric_limits<int64_t>::max()};
     for (const ChainPlan &plan : front) {
       budgets.push_back(plan.peak);
       budgets.push_back(plan.peak - 1);
