@@ -66,23 +66,22 @@ public:
     int64_t workspaceMax =
         std::max(maxWorkspace[level][first],
                  maxWorkspace[level][last + 1 - (size_t(1) << level)]);
-    return {ckpt::ChainSegment{kBase + keptThrough[last + 1] + workspaceMax,
-                               internalThrough[last + 1] -
-                                   internalThrough[first] +
-                                   outputThrough[last] - outputThrough[first],
-                               flopsThrough[last + 1] - flopsThrough[first]}};
+    return {ckpt::ChainSegment{
+        kBase + keptThrough[last + 1] + workspaceMax,
+        internalThrough[last + 1] - internalThrough[first] +
+            outputThrough[last] - outputThrough[first],
+        flopsThrough[last + 1] - flopsThrough[first]}};
   }
 
-  // Peaks and FLOPs grow with the run.
-  std::optional<ckpt::RunBound> getBoundFrom(size_t first,
-                                             size_t last) const override {
-    ckpt::ChainSegment segment = getSegmentOptions(first, last).front();
-    return ckpt::RunBound{segment.peak, segment.flops};
+  // Peaks grow with the run.
+  int64_t getLowestPeakFrom(size_t first, size_t last) const override {
+    return getSegmentOptions(first, last).front().peak;
   }
 
 private:
   static constexpr int64_t kBase = int64_t(1) << 30;
-  std::vector<int64_t> keptThrough, internalThrough, outputThrough, workspace;
+  std::vector<int64_t> keptThrough, internalThrough, outputThrough,
+      workspace;
   std::vector<uint64_t> flopsThrough;
   std::vector<std::vector<int64_t>> maxWorkspace;
 };

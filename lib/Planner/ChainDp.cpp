@@ -22,22 +22,16 @@ using namespace ckpt;
 
 ChainModel::~ChainModel() = default;
 
-std::optional<RunBound> ChainModel::getBoundFrom(size_t first,
-                                                 size_t last) const {
-  std::optional<RunBound> bound;
+int64_t ChainModel::getLowestPeakFrom(size_t first, size_t last) const {
+  int64_t lowest = std::numeric_limits<int64_t>::max();
   for (; last < getStageCount(); ++last) {
     llvm::SmallVector<ChainSegment, 2> options = getSegmentOptions(first, last);
     if (options.empty())
       break;
-    if (!bound)
-      bound = RunBound{std::numeric_limits<int64_t>::max(),
-                       std::numeric_limits<uint64_t>::max()};
-    for (const ChainSegment &segment : options) {
-      bound->peak = std::min(bound->peak, segment.peak);
-      bound->flops = std::min(bound->flops, segment.flops);
-    }
+    for (const ChainSegment &segment : options)
+      lowest = std::min(lowest, segment.peak);
   }
-  return bound;
+  return lowest;
 }
 
 namespace {
@@ -113,10 +107,9 @@ bool precedes(const std::pair<Stair, size_t> &a,
 /// The candidates of `followers` no other beats (no more slack and fewer
 /// FLOPs; on a tie, the lower peak and then fewer segments), up to
 /// `highest` slack: a merge by slack that skips, in each follower, the
-/// stairs that the staircase so far already beats.
-std::vector<Stair> mergeFollowers(llvm::ArrayRef<Follower> followers,
-                                  int64_t least, int64_t highest) {
-  std::vector<Follower> cursors(followers);
+/// stairs that the staircase so far already beats (advancing `cursors`).
+std::vector<Stair> mergeFollowers(std::vector<Follower> &cursors, int64_t least,
+                                  int64_t highest) {
   // A min-heap of each follower's next candidate.
   std::vector<std::pair<Stair, size_t>> heap;
   auto later = [](const std::pair<Stair, size_t> &a,
@@ -168,8 +161,9 @@ template <typename Each>
 void forEachRun(const ChainModel &model, size_t first, int64_t highest,
                 Each each) {
   for (size_t last = first; last < model.getStageCount(); ++last) {
-    std::optional<RunBound> bound = model.getBoundFrom(first, last);
-    if (!bound || bound->peak > highest)
+    // No longer run from `first` peaks lower (INT64_MAX: none may be one).
+    int64_t lowest = model.getLowestPeakFrom(first, last);
+    if (lowest == std::numeric_limits<int64_t>::max() || lowest > highest)
       return;
     for (auto [option, segment] :
          llvm::enumerate(model.getSegmentOptions(first, last)))
@@ -178,8 +172,9 @@ void forEachRun(const ChainModel &model, size_t first, int64_t highest,
   }
 }
 
-/// The least and the most a partial plan to each boundary frees (the most
-/// among those that fit `budget`; INT64_MIN where none reaches it).
+/// The least and, under `budget`, the most a partial plan to each boundary
+/// frees (the most among those that fit; INT64_MIN where none reaches it;
+/// not computed without a budget).
 struct FreedRange {
   std::vector<int64_t> least, most;
 };
@@ -198,11 +193,12 @@ FreedRange getFreedRange(const ChainModel &model,
                  range.least[last + 1] =
                      std::min(range.least[last + 1], least + segment.freed);
                });
-    // Freeing more only ever helps a plan fit.
+    // Freeing more only ever helps a plan fit; without a budget the most
+    // is not needed.
     int64_t most = range.most[first];
-    if (most == kNoPeak)
+    if (!budget || most == kNoPeak)
       continue;
-    int64_t highest = budget ? plus(*budget, most) : kNoLimit;
+    int64_t highest = plus(*budget, most);
     if (model.getKeptPeak(first) <= highest)
       range.most[first + 1] = std::max(range.most[first + 1], most);
     forEachRun(model, first, highest,

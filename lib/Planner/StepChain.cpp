@@ -125,8 +125,7 @@ SmallVector<Stage> isolateUnsegmentable(ArrayRef<Stage> stages) {
       afterAlone = isAlone;
     }
     for (ArrayRef<Operation *> part : parts) {
-      Stage &cut =
-          split.emplace_back(Stage{SmallVector<Operation *>(part), {}});
+      Stage &cut = split.emplace_back(Stage{SmallVector<Operation *>(part), {}});
       llvm::SmallPtrSet<Operation *, 8> inside(part.begin(), part.end());
       for (Operation *op : part)
         for (Value result : op->getResults())
@@ -328,6 +327,7 @@ private:
     Lifetime applied;
   };
 
+
   SmallVector<OpInfo> ops;
   SmallVector<ValueInfo> values;
   SmallVector<BufferInfo> buffers;
@@ -466,8 +466,7 @@ StepLifetimes::StepLifetimes(func::FuncOp step, ArrayRef<Stage> stages,
     OpInfo &info = ops[index];
     if (info.view)
       continue;
-    for (auto [value, result] :
-         llvm::zip_equal(info.results, op.getResults())) {
+    for (auto [value, result] : llvm::zip_equal(info.results, op.getResults())) {
       int64_t bytes =
           constant ? 0 : static_cast<int64_t>(*getValueBytes(result, &op));
       buffers[values[value].buffer].bytes = bytes;
@@ -625,8 +624,8 @@ void StepLifetimes::sweepRuns(
   auto regionBuffer = [&](int32_t value) -> std::pair<int32_t, int32_t> {
     if (copyStamp[value] == stamp)
       return copyOf[value];
-    return {-1,
-            buffers[values[value].buffer].def < 0 ? -1 : values[value].buffer};
+    return {-1, buffers[values[value].buffer].def < 0 ? -1
+                                                      : values[value].buffer};
   };
 
   SmallVector<int32_t> newValues, newOps, worklist, changedOriginals;
@@ -652,7 +651,8 @@ void StepLifetimes::sweepRuns(
     // kept, and read by no forward op after it.
     for (int32_t value : recomputableAt[last]) {
       int32_t producer = values[value].producer;
-      if (ops[producer].stage < static_cast<int32_t>(first) || kept(producer))
+      if (ops[producer].stage < static_cast<int32_t>(first) ||
+          kept(producer))
         continue;
       recomputedStamp[value] = stamp;
       newValues.push_back(value);
@@ -826,32 +826,28 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement,
                               fromFirst[last - first].push_back(segment);
                           });
   }
-  chain->bounds.resize(count);
-  for (auto [fromFirst, bounds] :
-       llvm::zip_equal(chain->segments, chain->bounds)) {
-    bounds.resize(fromFirst.size());
-    RunBound below{std::numeric_limits<int64_t>::max(),
-                   std::numeric_limits<uint64_t>::max()};
+  chain->lowestPeaks.resize(count);
+  for (auto [fromFirst, lowest] :
+       llvm::zip_equal(chain->segments, chain->lowestPeaks)) {
+    lowest.resize(fromFirst.size());
+    int64_t below = std::numeric_limits<int64_t>::max();
     for (size_t length = fromFirst.size(); length-- > 0;) {
-      for (const ChainSegment &segment : fromFirst[length]) {
-        below.peak = std::min(below.peak, segment.peak);
-        below.flops = std::min(below.flops, segment.flops);
-      }
-      bounds[length] = below;
+      for (const ChainSegment &segment : fromFirst[length])
+        below = std::min(below, segment.peak);
+      lowest[length] = below;
     }
   }
   return chain;
 }
 
-std::optional<RunBound> StepChain::getBoundFrom(size_t first,
-                                                size_t last) const {
-  if (last - first >= bounds[first].size())
-    return std::nullopt;
-  return bounds[first][last - first];
+int64_t StepChain::getLowestPeakFrom(size_t first, size_t last) const {
+  if (last - first >= lowestPeaks[first].size())
+    return std::numeric_limits<int64_t>::max();
+  return lowestPeaks[first][last - first];
 }
 
 SmallVector<ChainSegment, 2> StepChain::getSegmentOptions(size_t first,
-                                                          size_t last) const {
+                                                         size_t last) const {
   if (last - first >= segments[first].size())
     return {};
   return segments[first][last - first];

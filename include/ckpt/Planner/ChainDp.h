@@ -36,12 +36,6 @@ struct ChainSegment {
   uint64_t flops = 0;
 };
 
-/// Lower bounds of the segments of a run and of every longer one.
-struct RunBound {
-  int64_t peak;
-  uint64_t flops;
-};
-
 class ChainModel {
 public:
   virtual ~ChainModel();
@@ -53,11 +47,11 @@ public:
   /// not be one (then no longer run from `first` may be one either).
   virtual llvm::SmallVector<ChainSegment, 2>
   getSegmentOptions(size_t first, size_t last) const = 0;
-  /// The lowest peak and the fewest FLOPs of any way stages first..last,
-  /// or a longer run from `first`, may be one segment (nothing when none
-  /// may): the search stops extending a run when even that cannot help.
-  /// By default, a scan of the options.
-  virtual std::optional<RunBound> getBoundFrom(size_t first, size_t last) const;
+  /// The lowest peak of any way stages first..last, or a longer run from
+  /// `first`, may be one segment (INT64_MAX when none may): the search
+  /// stops extending a run when even that cannot help. By default, a scan
+  /// of the options.
+  virtual int64_t getLowestPeakFrom(size_t first, size_t last) const;
 };
 
 /// A segment of a plan: its first and last stage and the model's option.

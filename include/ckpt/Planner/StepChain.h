@@ -48,11 +48,12 @@ public:
         unsigned maxCrossing = 1);
 
   size_t getStageCount() const override { return stages.size(); }
-  int64_t getKeptPeak(size_t stage) const override { return keptPeaks[stage]; }
+  int64_t getKeptPeak(size_t stage) const override {
+    return keptPeaks[stage];
+  }
   llvm::SmallVector<ChainSegment, 2>
   getSegmentOptions(size_t first, size_t last) const override;
-  std::optional<RunBound> getBoundFrom(size_t first,
-                                       size_t last) const override;
+  int64_t getLowestPeakFrom(size_t first, size_t last) const override;
 
   /// The stages the model's indices refer to, ops of the step it was built
   /// on.
@@ -68,8 +69,8 @@ private:
   /// segments[first][last - first]; a run stops at the first stage that
   /// may not be recomputed.
   std::vector<std::vector<llvm::SmallVector<ChainSegment, 2>>> segments;
-  /// bounds[first][last - first]: getBoundFrom.
-  std::vector<std::vector<RunBound>> bounds;
+  /// lowestPeaks[first][last - first]: getLowestPeakFrom.
+  std::vector<std::vector<int64_t>> lowestPeaks;
 };
 
 /// Stages first..last of `chain` (built on `step`) as the only segment of a
