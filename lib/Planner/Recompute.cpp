@@ -1,166 +1,112 @@
 //===- Recompute.cpp - materialise a plan's recompute regions -------------===//
 //
-// Flattens the checkpoint segments of a training step, remembering which
-// ops each contained, then, innermost segment first, moves the backward
-// reads of the values a segment recomputes onto a ckpt.recompute region
-// that clones the ops those values depend on within the segment.
+// Writes an op-level plan (or the one a step's checkpoint segments mean) as
+// ckpt.recompute regions: one per site, in program order, cloning what its
+// values depend on; then points each backward read of a dropped value at
+// the latest copy before it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Planner/Recompute.h"
 
 #include "ckpt/Analysis/SavedTensors.h"
-#include "ckpt/Planner/Segments.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Planner/OpPlan.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace ckpt;
 
-namespace {
-
-/// A segment after flattening: where it was and every op it contained,
-/// nested segments' ops included.
-struct FlatSegment {
-  Location loc;
-  llvm::SmallPtrSet<Operation *, 16> ops;
-  /// The ops that flattening puts in the step's block, in program order.
-  SmallVector<Operation *> topLevel;
-  /// The ops among `ops` marked `ckpt.keep`: their results are kept, and
-  /// recomputation starts from them.
-  llvm::SmallPtrSet<Operation *, 4> kept;
-};
-
-/// Whether `op` is a top-level backward op of the step (recompute regions
-/// included).
-bool isTopLevelBackward(Block &entry, Operation *op) {
-  return op->getBlock() == &entry && isBackwardOp(op);
-}
-
-/// Records the segments of `step` innermost first, then removes them.
-SmallVector<FlatSegment, 4> flattenSegments(func::FuncOp step) {
-  SmallVector<FlatSegment, 4> segments;
-  step.walk([&](CheckpointOp segment) {
-    FlatSegment &flat =
-        segments.emplace_back(FlatSegment{segment.getLoc(), {}, {}, {}});
-    segment.getBody().walk([&](Operation *op) {
-      if (isa<CheckpointOp, YieldOp>(op))
-        return;
-      flat.ops.insert(op);
-      if (isa<CheckpointOp>(op->getParentOp()))
-        flat.topLevel.push_back(op);
-      if (op->hasAttr(CkptDialect::kKeepAttrName))
-        flat.kept.insert(op);
-    });
-  });
-  // The marks belong to the plan, which the regions replace.
-  for (const FlatSegment &segment : segments)
-    for (Operation *op : segment.kept)
-      op->removeAttr(CkptDialect::kKeepAttrName);
-  inlineAllSegments(step);
-  return segments;
-}
-
-/// Recomputes the values `segment` makes that backward reads and no forward
-/// op outside it uses.
-void insertRecompute(func::FuncOp step, const FlatSegment &segment) {
+void ckpt::materializeOpPlan(func::FuncOp step, const OpPlan &plan) {
   Block &entry = step.getBody().front();
-  auto isOutsideForwardUse = [&](OpOperand &use) {
-    Operation *user = entry.findAncestorOpInBlock(*use.getOwner());
-    return !isBackwardOp(user) && !segment.ops.contains(user);
+  DenseMap<Operation *, unsigned> position;
+  for (auto [index, op] : llvm::enumerate(entry))
+    position[&op] = index;
+
+  // Each site's values in program order, and the copies made so far.
+  SmallVector<SmallVector<Value>> atSite(plan.sites.size());
+  for (auto &[value, sites] : plan.dropped)
+    for (unsigned site : sites)
+      atSite[site].push_back(value);
+  auto programOrder = [&](Value a, Value b) {
+    Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+    return x == y ? cast<OpResult>(a).getResultNumber() <
+                        cast<OpResult>(b).getResultNumber()
+                  : position[x] < position[y];
+  };
+  DenseMap<Value, SmallVector<std::pair<unsigned, Value>, 1>> copies;
+  auto latestCopy = [&](Value value, auto before) -> Value {
+    auto it = copies.find(value);
+    if (it == copies.end())
+      return nullptr;
+    for (auto [site, copy] : llvm::reverse(it->second))
+      if (before(site))
+        return copy;
+    return nullptr;
   };
 
-  // The recomputed values in forward order, and the first backward op
-  // reading one of them.
-  llvm::SetVector<Value> recomputed;
-  Operation *firstReader = nullptr;
-  for (Operation *op : segment.topLevel) {
-    if (segment.kept.contains(op))
+  for (auto [index, site] : llvm::enumerate(plan.sites)) {
+    SmallVector<Value> &values = atSite[index];
+    if (values.empty())
       continue;
-    for (Value result : op->getResults()) {
-      if (llvm::any_of(result.getUses(), isOutsideForwardUse))
+    llvm::sort(values, programOrder);
+    llvm::SmallDenseSet<Value, 8> listed(values.begin(), values.end());
+    auto isEarlier = [&](unsigned other) { return other < index; };
+    RecomputeSlice slice =
+        getRecomputeSlice(entry, values, [&](Value value) {
+          return listed.contains(value) ||
+                 (plan.dropped.contains(value) &&
+                  !latestCopy(value, isEarlier));
+        });
+    SmallVector<Value> sources = llvm::map_to_vector(slice.inputs, [&](Value v) {
+      Value copy = latestCopy(v, isEarlier);
+      return copy ? copy : v;
+    });
+
+    OpBuilder builder(site.before);
+    auto region = RecomputeOp::create(
+        builder, site.loc,
+        llvm::map_to_vector(values, [](Value v) { return v.getType(); }),
+        sources);
+    region->setAttr(CkptDialect::kBackwardAttrName, builder.getUnitAttr());
+    Block *body = builder.createBlock(&region.getBody());
+    IRMapping mapping;
+    for (Value input : slice.inputs)
+      mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+    for (Operation *op : slice.ops)
+      builder.clone(*op, mapping);
+    YieldOp::create(builder, site.loc,
+                    llvm::map_to_vector(
+                        values, [&](Value v) { return mapping.lookup(v); }));
+    for (auto [value, result] : llvm::zip_equal(values, region.getResults()))
+      copies[value].push_back({unsigned(index), result});
+  }
+
+  // Backward ops read the latest copy made before them; the regions made
+  // above already read theirs.
+  for (auto &[value, sites] : plan.dropped)
+    for (OpOperand &use : llvm::make_early_inc_range(value.getUses())) {
+      Operation *user = use.getOwner();
+      auto it = position.find(user);
+      if (it == position.end() || !isBackwardOp(user))
         continue;
-      for (Operation *user : result.getUsers()) {
-        if (!isTopLevelBackward(entry, user))
-          continue;
-        recomputed.insert(result);
-        if (!firstReader || user->isBeforeInBlock(firstReader))
-          firstReader = user;
-      }
+      if (Value copy = latestCopy(value, [&](unsigned site) {
+            return position[plan.sites[site].before] <= it->second;
+          }))
+        use.set(copy);
     }
-  }
-  if (recomputed.empty())
-    return;
-
-  // The backward slice of those values within the segment; its operands
-  // from outside the segment are the region's inputs.
-  llvm::SmallPtrSet<Operation *, 32> needed;
-  SmallVector<Value> worklist(recomputed.begin(), recomputed.end());
-  while (!worklist.empty()) {
-    Operation *producer = worklist.pop_back_val().getDefiningOp();
-    if (!producer || !segment.ops.contains(producer) ||
-        segment.kept.contains(producer) || !needed.insert(producer).second)
-      continue;
-    producer->walk([&](Operation *nested) {
-      llvm::append_range(worklist, nested->getOperands());
-    });
-  }
-  SmallVector<Operation *> slice;
-  llvm::SetVector<Value> inputs;
-  for (Operation *op : segment.topLevel) {
-    if (!needed.contains(op))
-      continue;
-    slice.push_back(op);
-    op->walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands()) {
-        Operation *producer = operand.getDefiningOp();
-        if (!producer || !segment.ops.contains(producer) ||
-            segment.kept.contains(producer))
-          inputs.insert(operand);
-      }
-    });
-  }
-  // Values of regions nested in slice ops are theirs, not inputs.
-  inputs.remove_if([&](Value value) {
-    auto arg = dyn_cast<BlockArgument>(value);
-    Operation *owner = arg ? arg.getOwner()->getParentOp() : nullptr;
-    return owner && owner != step && llvm::any_of(slice, [&](Operation *op) {
-             return op->isAncestor(owner);
-           });
-  });
-
-  OpBuilder builder(firstReader);
-  auto region = RecomputeOp::create(
-      builder, segment.loc,
-      llvm::map_to_vector(recomputed, [](Value v) { return v.getType(); }),
-      inputs.getArrayRef());
-  region->setAttr(CkptDialect::kBackwardAttrName, builder.getUnitAttr());
-  Block *body = builder.createBlock(&region.getBody());
-  IRMapping mapping;
-  for (Value input : inputs)
-    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
-  for (Operation *op : slice)
-    builder.clone(*op, mapping);
-  YieldOp::create(builder, segment.loc,
-                  llvm::map_to_vector(
-                      recomputed, [&](Value v) { return mapping.lookup(v); }));
-  for (auto [value, result] : llvm::zip_equal(recomputed, region.getResults()))
-    Value(value).replaceUsesWithIf(result, [&](OpOperand &use) {
-      return isTopLevelBackward(entry, use.getOwner());
-    });
 }
 
-} // namespace
-
 LogicalResult ckpt::materializePlan(func::FuncOp step) {
-  bool recomputable = true;
-  for (auto segment : step.getOps<CheckpointOp>())
-    recomputable &= succeeded(verifyRecomputable(segment));
-  if (!recomputable)
+  FailureOr<OpPlan> plan =
+      hasOpPlan(step) || step.getOps<CheckpointOp>().empty()
+          ? readOpPlan(step)
+          : convertSegmentsToOpPlan(step);
+  if (failed(plan))
     return failure();
-  for (const FlatSegment &segment : flattenSegments(step))
-    insertRecompute(step, segment);
+  eraseOpPlan(step);
+  materializeOpPlan(step, *plan);
   return success();
 }
 

@@ -12,6 +12,7 @@
 #include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Planner/ChainIlp.h"
+#include "ckpt/Planner/OpPlan.h"
 #include "ckpt/Planner/Recompute.h"
 #include "ckpt/Planner/StepChain.h"
 
@@ -386,7 +387,10 @@ LogicalResult ckpt::applyStrategy(func::FuncOp step,
   StringRef strategy = options.strategy;
   if (failed(verifyNotMaterialized(step)))
     return failure();
-  if (strategy == "manual") {
+  if (strategy == "manual" && hasOpPlan(step)) {
+    if (failed(readOpPlan(step)))
+      return failure();
+  } else if (strategy == "manual") {
     bool recomputable = true;
     for (auto segment : step.getOps<CheckpointOp>())
       recomputable &= succeeded(verifyRecomputable(segment));
@@ -394,6 +398,7 @@ LogicalResult ckpt::applyStrategy(func::FuncOp step,
       return failure();
   } else {
     inlineAllSegments(step);
+    eraseOpPlan(step);
     if (strategy == "dp" || strategy == "ilp") {
       if (failed(planChain(step, options)))
         return failure();

@@ -1,8 +1,8 @@
 //===- Recompute.h - materialise and evaluate a plan ----------------------===//
 //
-// The one consumer of the plan representation: turns a training step's
-// checkpoint segments into ckpt.recompute regions (ckpt-insert-recompute
-// runs it), and evaluates a plan on its materialised copy.
+// The one writer of a plan: turns a training step's plan into
+// ckpt.recompute regions (ckpt-insert-recompute runs it), and evaluates a
+// plan on its materialised copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,13 +14,18 @@
 
 namespace ckpt {
 
-/// For every segment of `step`, innermost first: the values it recomputes
-/// (made inside, read by backward, used by no forward op outside) come from
-/// one ckpt.recompute region placed right before the first backward op
-/// that reads one of them, holding copies of only the ops they depend on
-/// within the segment. Segments are removed. Fails with errors at the ops
-/// that may not be recomputed, leaving `step` unchanged.
+struct OpPlan;
+
+/// Materialises the plan on `step`: its checkpoint segments, converted, or
+/// else its op-level plan attributes (none: nothing is recomputed). Each
+/// site becomes a ckpt.recompute region right before its backward op,
+/// holding copies of the ops its values depend on; the plan's marks and
+/// segments are removed. Fails with errors at the ops that may not be
+/// recomputed or whose marks are inconsistent, leaving `step` unchanged.
 mlir::LogicalResult materializePlan(mlir::func::FuncOp step);
+
+/// Materialises `plan`, found on `step` (see OpPlan).
+void materializeOpPlan(mlir::func::FuncOp step, const OpPlan &plan);
 
 /// What a plan costs: its simulated memory (the peak and the timeline; not
 /// the live set at the peak) and its FLOPs (recompute among them), computed

@@ -104,6 +104,45 @@ LogicalResult CkptDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is a string on training steps";
     return success();
   }
+  if (name == kRecomputeAtAttrName) {
+    auto entries = dyn_cast<ArrayAttr>(attr.getValue());
+    auto isEntry = [](Attribute entry) {
+      auto sites = dyn_cast<DenseI64ArrayAttr>(entry);
+      return isa<UnitAttr>(entry) ||
+             (sites && llvm::all_of(sites.asArrayRef(),
+                                    [](int64_t id) { return id >= 0; }));
+    };
+    if (!entries || entries.size() != op->getNumResults() ||
+        !llvm::all_of(entries, isEntry))
+      return op->emitError()
+             << "'" << name
+             << "' is an array with one entry per result: unit (kept) or an "
+                "array<i64> of the non-negative ids of the sites recomputing "
+                "it";
+    if (op->hasAttr(kBackwardAttrName))
+      return op->emitError() << "'" << name << "' marks forward ops only";
+    if (!isa_and_nonnull<FunctionOpInterface>(op->getParentOp()))
+      return op->emitError() << "'" << name
+                             << "' marks the top-level ops of a training step "
+                                "only";
+    return success();
+  }
+  if (name == kSitesAttrName) {
+    auto sites = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!sites || !llvm::all_of(sites.asArrayRef(),
+                                [](int64_t id) { return id >= 0; }))
+      return op->emitError() << "'" << name
+                             << "' is an array<i64> of non-negative site ids";
+    if (!op->hasAttr(kBackwardAttrName))
+      return op->emitError()
+             << "'" << name << "' marks backward ops only: sites run during "
+                                "backward";
+    if (!isa_and_nonnull<FunctionOpInterface>(op->getParentOp()))
+      return op->emitError() << "'" << name
+                             << "' marks the top-level ops of a training step "
+                                "only";
+    return success();
+  }
   if (name != kTrainingStepAttrName && name != kBackwardAttrName &&
       name != kKeepAttrName)
     return op->emitError() << "unknown ckpt attribute '" << name << "'";

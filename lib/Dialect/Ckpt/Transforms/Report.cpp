@@ -15,6 +15,7 @@
 #include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+#include "ckpt/Planner/OpPlan.h"
 #include "ckpt/Planner/Recompute.h"
 #include "ckpt/Planner/Segments.h"
 
@@ -179,12 +180,27 @@ std::string decideSavedTensor(func::FuncOp step, const SavedTensor &tensor) {
   if (!segment) {
     if (std::string why = whyNotRecomputable(producer); !why.empty())
       return "kept: cannot be recomputed: it " + why;
+    if (auto marks = producer->getAttrOfType<ArrayAttr>(
+            CkptDialect::kRecomputeAtAttrName)) {
+      auto sites = dyn_cast<DenseI64ArrayAttr>(
+          marks[cast<OpResult>(value).getResultNumber()]);
+      if (!sites)
+        return "kept: the op-level plan keeps it";
+      if (sites.empty())
+        return "kept for backward; recompute regions make their own copy";
+      std::string text = "recomputed at site";
+      text += sites.size() > 1 ? "s" : "";
+      for (auto [index, id] : llvm::enumerate(sites.asArrayRef()))
+        text += (index ? ", " : " ") + std::to_string(id);
+      return text;
+    }
     bool boundary = llvm::any_of(value.getUsers(), [](Operation *user) {
       return isa<CheckpointOp, RecomputeOp>(user);
     });
     if (boundary)
       return "kept: segment input, recomputation starts from it";
-    return "kept: outside every segment";
+    return hasOpPlan(step) ? "kept: the op-level plan keeps it"
+                           : "kept: outside every segment";
   }
   Operation *maker = getSegmentSource(value).getDefiningOp();
   bool readAfter = llvm::any_of(value.getUsers(), [&](Operation *user) {
@@ -320,8 +336,10 @@ void printText(raw_ostream &os, const StepReport &report) {
      << llvm::format("%.1f%%", report.recomputePercent())
      << " of one forward\n";
   if (const std::optional<PlanEvaluation> &planned = report.planned)
-    os << "  planned as checkpoint segments (not yet materialised; "
-          "ckpt-insert-recompute does it): simulated peak "
+    os << "  planned as "
+       << (hasOpPlan(report.step) ? "op-level marks" : "checkpoint segments")
+       << " (not yet materialised; ckpt-insert-recompute does it): simulated "
+          "peak "
        << formatBytes(planned->peak.bytes) << ", without returned gradients "
        << formatBytes(planned->peak.bytesWithoutGradients)
        << ", extra forward FLOPs "
@@ -541,7 +559,7 @@ struct CkptReportPass : public ckpt::impl::CkptReportPassBase<CkptReportPass> {
       if (failed(stages))
         return signalPassFailure();
       std::optional<PlanEvaluation> planned;
-      if (!step.getOps<CheckpointOp>().empty()) {
+      if (!step.getOps<CheckpointOp>().empty() || hasOpPlan(step)) {
         FailureOr<PlanEvaluation> evaluation = evaluatePlan(step);
         if (failed(evaluation))
           return signalPassFailure();

@@ -57,6 +57,14 @@ def Ckpt_Dialect : Dialect {
     /// The unit attribute of ops inside a checkpoint segment whose results
     /// the plan keeps instead of recomputing.
     static constexpr ::llvm::StringLiteral kKeepAttrName = "ckpt.keep";
+    /// The array attribute of forward ops an op-level plan recomputes: per
+    /// result, `unit` when it is kept, else the ids of the sites where it
+    /// is recomputed for backward (none: only inside recompute regions).
+    static constexpr ::llvm::StringLiteral kRecomputeAtAttrName =
+        "ckpt.recompute_at";
+    /// The array<i64> attribute of backward ops: the ids of the recompute
+    /// sites that run right before the op, in order.
+    static constexpr ::llvm::StringLiteral kSitesAttrName = "ckpt.sites";
     /// The string attribute of training steps: the strategy of their plan.
     static constexpr ::llvm::StringLiteral kPlanAttrName = "ckpt.plan";
     /// The i64 attribute of training steps planned under a budget: the
