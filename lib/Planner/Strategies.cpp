@@ -12,6 +12,7 @@
 #include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Planner/ChainIlp.h"
+#include "ckpt/Planner/OpIlp.h"
 #include "ckpt/Planner/OpPlan.h"
 #include "ckpt/Planner/Recompute.h"
 #include "ckpt/Planner/StepChain.h"
@@ -367,12 +368,72 @@ static LogicalResult planChain(func::FuncOp step,
   return success();
 }
 
+/// tensor: the op-level program's plan (OpIlp.h) within the budget; when
+/// none fits, or without a budget, the smallest peak it finds.
+static LogicalResult planTensors(func::FuncOp step,
+                                 const StrategyOptions &options) {
+  FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
+  if (failed(space))
+    return failure();
+  std::optional<int64_t> budget;
+  if (options.budget)
+    budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
+  IlpLimits limits{options.ilpSeconds, options.ilpNodes, false};
+  OpIlpResult solved = findOpPlanIlp(step, **space, budget, limits);
+  std::string outcome = solved.dropped ? "" : "proven that no plan fits; ";
+  if (!solved.dropped && budget) {
+    outcome = solved.optimal ? "proven that no plan fits the budget; "
+                             : "no fitting plan found; ";
+    solved = findOpPlanIlp(step, **space, std::nullopt, limits);
+  }
+  if (!solved.dropped)
+    return step.emitError()
+           << "strategy 'tensor' found no plan within ilp-seconds="
+           << options.ilpSeconds << "; give it more time, or use dp";
+  if (!solved.optimal) {
+    double gap = solved.flops ? 100.0 *
+                                    double(solved.flops -
+                                           std::min(solved.lowerBound,
+                                                    solved.flops)) /
+                                    double(solved.flops)
+                              : 0.0;
+    step.emitWarning() << "strategy 'tensor' stopped at its limits after "
+                       << solved.solves
+                       << (solved.solves == 1 ? " solve" : " solves")
+                       << ": the plan recomputes " << solved.flops
+                       << " FLOPs, at most "
+                       << llvm::formatv("{0:F1}", gap).str()
+                       << "% more than the optimum (no plan recomputes fewer "
+                          "than "
+                       << solved.lowerBound << ")";
+  }
+  OpPlan plan = (*space)->getPlan(*solved.dropped);
+  writeOpPlan(step, plan);
+  if (options.describe) {
+    size_t candidates = (*space)->getCandidates().size();
+    size_t dropped = llvm::count(*solved.dropped, true);
+    step.emitRemark() << "tensor: " << dropped << " of " << candidates
+                      << " saved buffers recomputed at " << plan.sites.size()
+                      << " sites, peak "
+                      << formatBytes(static_cast<uint64_t>(solved.peak))
+                      << ", recompute " << solved.flops << " FLOPs ("
+                      << outcome
+                      << (solved.optimal ? "optimal" : "not proven optimal")
+                      << ", " << solved.solves
+                      << (solved.solves == 1 ? " solve" : " solves") << ", "
+                      << solved.misses << " cut by the simulator)";
+  }
+  return success();
+}
+
 std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
   if (!llvm::is_contained(
-          {"manual", "none", "uniform", "sqrt", "selective", "dp", "ilp"},
+          {"manual", "none", "uniform", "sqrt", "selective", "dp", "ilp",
+           "tensor"},
           StringRef(options.strategy)))
     return "unknown planning strategy '" + options.strategy +
-           "'; expected manual, none, uniform, sqrt, selective, dp or ilp";
+           "'; expected manual, none, uniform, sqrt, selective, dp, ilp or "
+           "tensor";
   if (options.stagesPerSegment == 0)
     return "stages-per-segment must be at least 1";
   if (!(options.ilpSeconds > 0))
@@ -401,6 +462,9 @@ LogicalResult ckpt::applyStrategy(func::FuncOp step,
     eraseOpPlan(step);
     if (strategy == "dp" || strategy == "ilp") {
       if (failed(planChain(step, options)))
+        return failure();
+    } else if (strategy == "tensor") {
+      if (failed(planTensors(step, options)))
         return failure();
     } else if (strategy != "none") {
       SmallVector<Stage> stages = findStages(step);

@@ -2,7 +2,8 @@
 //-*-===//
 //
 // Oracles the planner tests share: every single-level plan of a chain
-// model, and chain models of random numbers.
+// model, chain models of random numbers, and random training steps with
+// skip connections.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace ckpt {
@@ -76,6 +78,51 @@ private:
   std::vector<bool> forbidden;
   std::vector<std::vector<llvm::SmallVector<ChainSegment, 2>>> runs;
 };
+
+/// A random step on a batch of 4 rows of width 8: `ops` ops, each reading
+/// the previous value (a linear layer, tanh, gelu or layer norm) or also an
+/// earlier one (add or mul: a skip connection), then the mean loss.
+inline std::string randomDagStep(std::mt19937_64 &rng, int ops) {
+  auto pick = [&](int n) {
+    return std::uniform_int_distribution<int>(0, n - 1)(rng);
+  };
+  const std::string act = "tensor<4x8xf32>", weight = "tensor<8x8xf32>";
+  std::string body, params;
+  std::vector<std::string> values = {"%x"};
+  int linears = 0;
+  for (int i = 0; i < ops; ++i) {
+    std::string name = "%v" + std::to_string(i), last = values.back();
+    // Skips reach two to four values back.
+    size_t reach = std::min<size_t>(values.size(), 2 + pick(3));
+    std::string earlier = values[values.size() - reach];
+    int kind = values.size() < 3 ? pick(2) : pick(6);
+    if (i == 0 || kind == 0) {
+      std::string w = "%w" + std::to_string(linears++);
+      params += ", " + w + ": " + weight + " {ckpt.param}";
+      body += "  " + name + " = ckpt.linear " + last + ", " + w + " : (" + act +
+              ", " + weight + ") -> " + act + "\n";
+    } else if (kind == 1) {
+      body += "  " + name + " = ckpt.tanh " + last + " : " + act + "\n";
+    } else if (kind == 2) {
+      body += "  " + name + " = ckpt.gelu " + last + " : " + act + "\n";
+    } else if (kind == 3) {
+      body += "  " + name + " = ckpt.add " + last + ", " + earlier + " : " +
+              act + "\n";
+    } else if (kind == 4) {
+      body += "  " + name + " = ckpt.mul " + last + ", " + earlier + " : " +
+              act + "\n";
+    } else {
+      body += "  " + name + ", %m" + std::to_string(i) + ", %r" +
+              std::to_string(i) + " = ckpt.layer_norm " + last +
+              " normalized_shape = [8] : (" + act + ") -> (" + act +
+              ", tensor<4x1xf32>, tensor<4x1xf32>)\n";
+    }
+    values.push_back(name);
+  }
+  return "func.func @dag(%x: " + act + params + ") -> tensor<f32> {\n" + body +
+         "  %loss = ckpt.reduce_mean " + values.back() + " : " + act +
+         " -> tensor<f32>\n  return %loss : tensor<f32>\n}\n";
+}
 
 } // namespace ckpt
 

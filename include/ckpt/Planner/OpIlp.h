@@ -1,0 +1,92 @@
+//===- OpIlp.h - op-level plans on the fixed schedule, exactly -----------===//
+//
+// The tensor strategy's plan space and search. Each saved buffer (a forward
+// value backward reads, with its views) is kept or dropped; a dropped one
+// is recomputed right before its first backward reader, by a region that
+// clones what it needs and reads kept values and earlier copies. A
+// mixed-integer program over that space, whose memory rows follow the
+// simulator's (allocate at definition, free after the last use, scratch
+// while an op runs, views alias, arguments live throughout), is solved with
+// CBC; each solution is materialised and simulated, and one whose simulated
+// peak misses the budget is cut off and the program solved again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CKPT_PLANNER_OPILP_H
+#define CKPT_PLANNER_OPILP_H
+
+#include "ckpt/Planner/ChainIlp.h"
+#include "ckpt/Planner/OpPlan.h"
+#include "ckpt/Planner/Recompute.h"
+
+#include <memory>
+#include <vector>
+
+namespace ckpt {
+
+class OpPlanSpace {
+public:
+  /// A buffer the plan may drop: a forward value backward reads (made by
+  /// an op that may be recomputed, not returned), with the views of it.
+  struct Candidate {
+    /// The buffer's value first, then its views.
+    llvm::SmallVector<mlir::Value, 1> members;
+    uint64_t bytes = 0;
+  };
+
+  /// The space of `step`, a training step without segments, marks or
+  /// recompute regions. Fails with an error at an op of unknown size.
+  static mlir::FailureOr<std::unique_ptr<OpPlanSpace>>
+  build(mlir::func::FuncOp step);
+  ~OpPlanSpace();
+
+  llvm::ArrayRef<Candidate> getCandidates() const { return candidates; }
+  /// The plan that drops the candidates marked in `dropped`.
+  OpPlan getPlan(const std::vector<bool> &dropped) const;
+
+  /// Internal: the step as the program sees it.
+  struct Model;
+  const Model &getModel() const { return *model; }
+
+private:
+  OpPlanSpace() = default;
+  mlir::func::FuncOp step;
+  std::vector<Candidate> candidates;
+  std::unique_ptr<Model> model;
+};
+
+/// `plan`, found on `step`, materialised on a copy and simulated.
+mlir::FailureOr<PlanEvaluation> evaluateOpPlan(mlir::func::FuncOp step,
+                                               const OpPlan &plan);
+
+struct OpIlpResult {
+  /// The candidates the best fitting plan drops; none when no plan fits
+  /// (or, at a limit, none was found).
+  std::optional<std::vector<bool>> dropped;
+  /// Its simulated peak and recompute FLOPs.
+  int64_t peak = 0;
+  uint64_t flops = 0;
+  /// Whether it is proven the cheapest plan of the space that fits.
+  bool optimal = false;
+  /// FLOPs no fitting plan of the space can beat.
+  uint64_t lowerBound = 0;
+  /// Solves run, and how many plans the simulator found over the budget
+  /// that the program had accepted (each a miss of its memory model).
+  unsigned solves = 0;
+  unsigned misses = 0;
+};
+
+/// The plan of `space` with the fewest recompute FLOPs whose simulated
+/// peak fits `budget` (without one: the smallest peak the program finds,
+/// then the fewest FLOPs within it), within `limits` (seconds and nodes;
+/// dpPresolve is ignored). `start`, dropped candidates of a plan known to
+/// fit, seeds the search.
+OpIlpResult findOpPlanIlp(mlir::func::FuncOp step, const OpPlanSpace &space,
+                          std::optional<int64_t> budget,
+                          const IlpLimits &limits,
+                          const std::optional<std::vector<bool>> &start =
+                              std::nullopt);
+
+} // namespace ckpt
+
+#endif // CKPT_PLANNER_OPILP_H

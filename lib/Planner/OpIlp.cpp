@@ -1,0 +1,656 @@
+//===- OpIlp.cpp - op-level plans on the fixed schedule, exactly ---------===//
+//
+// The program: a binary drop[c] per candidate; per potential site s (a
+// backward op some candidate is first read by) and op o that a region there
+// may clone, rc[o,s] (o runs in the region); ext[b,s] (a buffer read by the
+// region at s lives on to it); live[v,o,s] (a value the region makes is
+// live while its op o runs). Given drop, the others are forced to their
+// least values, so only drop is integer. Memory rows take the unplanned
+// timeline and change it by exactly what the plan changes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Planner/OpIlp.h"
+
+#include "ckpt/Analysis/SavedTensors.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Dialect/Ckpt/IR/Recomputability.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
+#include "ckpt/Planner/Segments.h"
+
+#include "Cbc_C_Interface.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+
+using namespace mlir;
+using namespace ckpt;
+
+struct OpPlanSpace::Model {
+  /// The step's top-level ops, without the terminator.
+  SmallVector<Operation *> ops;
+  DenseMap<Operation *, int> position;
+  /// The unplanned simulation: point i + 1 is op i running.
+  SmallVector<int64_t> timeline;
+  /// Per op: bytes its results allocate, its scratch bytes, its FLOPs, and
+  /// whether it is a forward op that may be recomputed.
+  SmallVector<int64_t> allocated, scratch;
+  SmallVector<uint64_t> flops;
+  SmallVector<bool> recomputable;
+  /// Each value's buffer (views resolve to what they view) and each
+  /// buffer's bytes and last reader (ops.size(): returned).
+  DenseMap<Value, Value> bufferOf;
+  DenseMap<Value, int64_t> bufferBytes;
+  DenseMap<Value, int> lastUse;
+  /// Values backward ops read.
+  llvm::DenseSet<Value> readByBackward;
+  /// The candidate a value is a member of.
+  DenseMap<Value, int> candidateOf;
+  /// Per candidate: its last forward reader (or its definition) and its
+  /// first backward reader.
+  SmallVector<int> lastForward, firstReader;
+
+  int end() const { return static_cast<int>(ops.size()); }
+  Value buffer(Value value) const { return bufferOf.lookup(value); }
+  /// The top-level op making `value`, or -1 for an argument.
+  int producer(Value value) const {
+    Operation *op = value.getDefiningOp();
+    return op ? position.lookup(op) : -1;
+  }
+  /// A value the plan drops however it decides: made by an op that may be
+  /// recomputed, read by no backward op directly, not returned.
+  bool isIntermediate(Value value) const {
+    int at = producer(value);
+    return at >= 0 && recomputable[at] && !candidateOf.contains(value) &&
+           lastUse.lookup(buffer(value)) != end();
+  }
+};
+
+OpPlanSpace::~OpPlanSpace() = default;
+
+/// Calls `each` with every operand of `op` and of the ops nested in it
+/// that is defined outside it.
+static void forEachInput(Operation *op, function_ref<void(Value)> each) {
+  op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      if (!op->isAncestor(operand.getParentBlock()->getParentOp()))
+        each(operand);
+  });
+}
+
+FailureOr<std::unique_ptr<OpPlanSpace>>
+OpPlanSpace::build(func::FuncOp step) {
+  if (failed(verifyNotMaterialized(step)))
+    return failure();
+  FailureOr<MemoryPeak> none = simulateMemory(step, /*liveAtPeak=*/false);
+  if (failed(none))
+    return failure();
+  std::unique_ptr<OpPlanSpace> space(new OpPlanSpace);
+  space->step = step;
+  space->model = std::make_unique<Model>();
+  Model &model = *space->model;
+  Block &entry = step.getBody().front();
+  for (Operation &op : entry.without_terminator()) {
+    model.position[&op] = model.ops.size();
+    model.ops.push_back(&op);
+  }
+  for (uint64_t bytes : none->timeline)
+    model.timeline.push_back(static_cast<int64_t>(
+        std::min<uint64_t>(bytes, std::numeric_limits<int64_t>::max())));
+
+  for (BlockArgument arg : entry.getArguments()) {
+    model.bufferOf[arg] = arg;
+    FailureOr<uint64_t> bytes = getValueBytes(arg, step);
+    if (failed(bytes))
+      return failure();
+    model.bufferBytes[arg] = static_cast<int64_t>(*bytes);
+  }
+  for (auto [index, op] : llvm::enumerate(model.ops)) {
+    bool backward = isBackwardOp(op);
+    model.recomputable.push_back(!backward && whyNotRecomputable(op).empty());
+    auto costed = dyn_cast<CostOpInterface>(op);
+    model.flops.push_back(costed ? costed.getFlops() : 0);
+    model.scratch.push_back(
+        costed ? static_cast<int64_t>(costed.getScratchBytes()) : 0);
+    int64_t allocated = 0;
+    for (Value result : op->getResults()) {
+      if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+        model.bufferOf[result] = model.buffer(reshape.getInput());
+        continue;
+      }
+      model.bufferOf[result] = result;
+      FailureOr<uint64_t> bytes = getValueBytes(result, op);
+      if (failed(bytes))
+        return failure();
+      int64_t heap = isa<arith::ConstantOp>(op) ? 0 : int64_t(*bytes);
+      model.bufferBytes[result] = heap;
+      allocated += heap;
+    }
+    model.allocated.push_back(allocated);
+    forEachInput(op, [&](Value operand) {
+      model.lastUse[model.buffer(operand)] = index;
+      if (backward)
+        model.readByBackward.insert(operand);
+    });
+  }
+  for (Value value : entry.getTerminator()->getOperands())
+    model.lastUse[model.buffer(value)] = model.end();
+
+  // Candidates: buffers made by forward ops that may be recomputed, read by
+  // backward (through a view or not), not returned, taking bytes.
+  llvm::MapVector<Value, SmallVector<Value, 1>> members;
+  for (auto [index, op] : llvm::enumerate(model.ops)) {
+    if (!model.recomputable[index])
+      continue;
+    for (Value result : op->getResults()) {
+      Value buffer = model.buffer(result);
+      if (isa<BlockArgument>(buffer) || model.bufferBytes.lookup(buffer) == 0 ||
+          model.lastUse.lookup(buffer) == model.end() ||
+          !model.recomputable[model.producer(buffer)])
+        continue;
+      members[buffer].push_back(result);
+    }
+  }
+  for (auto &[buffer, values] : members) {
+    if (llvm::none_of(values, [&](Value value) {
+          return model.readByBackward.contains(value);
+        }))
+      continue;
+    int index = space->candidates.size();
+    int lastForward = model.producer(buffer), firstReader = model.end();
+    for (Value value : values) {
+      model.candidateOf[value] = index;
+      for (Operation *user : value.getUsers()) {
+        Operation *top = entry.findAncestorOpInBlock(*user);
+        int at = model.position.lookup(top);
+        if (isBackwardOp(top))
+          firstReader = std::min(firstReader, at);
+        else
+          lastForward = std::max(lastForward, at);
+      }
+    }
+    model.lastForward.push_back(lastForward);
+    model.firstReader.push_back(firstReader);
+    space->candidates.push_back(
+        {values, static_cast<uint64_t>(model.bufferBytes.lookup(buffer))});
+  }
+  return space;
+}
+
+OpPlan OpPlanSpace::getPlan(const std::vector<bool> &dropped) const {
+  const Model &m = *model;
+  OpPlan plan;
+  std::map<int, unsigned> siteAt;
+  for (auto [index, drop] : llvm::enumerate(dropped))
+    if (drop)
+      siteAt[m.firstReader[index]];
+  for (auto &[at, site] : siteAt) {
+    site = plan.sites.size();
+    plan.sites.push_back({m.ops[at], m.ops[at]->getLoc()});
+  }
+  SmallVector<bool> located(plan.sites.size(), false);
+  for (auto [at, op] : llvm::enumerate(m.ops)) {
+    if (!m.recomputable[at])
+      continue;
+    for (Value result : op->getResults()) {
+      auto candidate = m.candidateOf.find(result);
+      if (candidate == m.candidateOf.end()) {
+        if (m.isIntermediate(result))
+          plan.dropped[result];
+        continue;
+      }
+      if (!dropped[candidate->second])
+        continue;
+      SmallVector<unsigned, 1> &sites = plan.dropped[result];
+      if (!m.readByBackward.contains(result))
+        continue;
+      unsigned site = siteAt.at(m.firstReader[candidate->second]);
+      sites.push_back(site);
+      // A region is named after the first value it brings back.
+      if (!located[site]) {
+        plan.sites[site].loc = op->getLoc();
+        located[site] = true;
+      }
+    }
+  }
+  return plan;
+}
+
+FailureOr<PlanEvaluation> ckpt::evaluateOpPlan(func::FuncOp step,
+                                               const OpPlan &plan) {
+  IRMapping mapping;
+  OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
+  OpPlan mapped;
+  for (const RecomputeSite &site : plan.sites)
+    mapped.sites.push_back({mapping.lookup(site.before), site.loc});
+  for (auto &[value, sites] : plan.dropped)
+    mapped.dropped[mapping.lookup(value)] = sites;
+  materializeOpPlan(*copy, mapped);
+  FailureOr<MemoryPeak> peak = simulateMemory(*copy, /*liveAtPeak=*/false);
+  if (failed(peak))
+    return failure();
+  FailureOr<StepCost> cost = computeStepCost(*copy);
+  if (failed(cost))
+    return failure();
+  return PlanEvaluation{std::move(*peak), *cost};
+}
+
+namespace {
+
+struct CbcDeleter {
+  void operator()(Cbc_Model *model) const { Cbc_deleteModel(model); }
+};
+
+/// The program of a plan space, built once; solves add the cuts so far.
+class OpProgram {
+public:
+  explicit OpProgram(const OpPlanSpace &space);
+
+  /// Minimises recompute FLOPs within `budget`, or, without one, the peak.
+  struct Outcome {
+    std::optional<std::vector<bool>> dropped;
+    bool proven = false;
+    double bound = 0;
+  };
+  Outcome solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
+                const std::optional<std::vector<bool>> &start) const;
+
+  void cut(const std::vector<bool> &dropped) { cuts.push_back(dropped); }
+
+private:
+  using Term = std::pair<int, double>;
+  /// A memory row: the constant part, and bytes per column.
+  struct MemoryRow {
+    double constant;
+    SmallVector<Term> terms;
+  };
+  /// A row `sum >= rhs` among the columns.
+  struct LowerRow {
+    SmallVector<Term> terms;
+    double rhs;
+  };
+
+  int addColumn(bool integer, double objective) {
+    columns.push_back({integer, objective});
+    return static_cast<int>(columns.size()) - 1;
+  }
+
+  size_t candidateCount;
+  std::vector<std::pair<bool, double>> columns;
+  std::vector<MemoryRow> memory;
+  std::vector<LowerRow> lower;
+  std::vector<std::vector<bool>> cuts;
+};
+
+OpProgram::OpProgram(const OpPlanSpace &space) {
+  const OpPlanSpace::Model &m = space.getModel();
+  ArrayRef<OpPlanSpace::Candidate> candidates = space.getCandidates();
+  candidateCount = candidates.size();
+  for (size_t c = 0; c < candidateCount; ++c)
+    addColumn(/*integer=*/true, 0);
+
+  // Potential sites: each candidate's first backward reader.
+  std::map<int, SmallVector<int>> listedAt;
+  for (size_t c = 0; c < candidateCount; ++c)
+    listedAt[m.firstReader[c]].push_back(static_cast<int>(c));
+  SmallVector<int> sitePositions;
+  for (auto &entry : listedAt)
+    sitePositions.push_back(entry.first);
+
+  // ext[buffer, site]: columns, and the sites they reach.
+  DenseMap<std::pair<Value, int>, int> extColumn;
+  struct Extension {
+    Value buffer;
+    int site;
+    int column;
+  };
+  std::vector<Extension> extensions;
+  auto extend = [&](Value buffer, int site) {
+    auto [it, inserted] = extColumn.try_emplace({buffer, site}, 0);
+    if (inserted) {
+      it->second = addColumn(false, 0);
+      extensions.push_back({buffer, site, it->second});
+    }
+    return it->second;
+  };
+
+  struct Region {
+    int at;
+    /// rc columns of the ops it may clone, by position.
+    std::map<int, int> rc;
+  };
+  std::vector<Region> regions;
+  for (int at : sitePositions) {
+    Region &region = regions.emplace_back();
+    region.at = at;
+    // The ops a region here may clone: what its values depend on through
+    // ops that may be recomputed.
+    SmallVector<int> worklist;
+    auto reach = [&](int op) {
+      if (op >= 0 && m.recomputable[op] && !region.rc.count(op)) {
+        region.rc[op] = -1;
+        worklist.push_back(op);
+      }
+    };
+    for (int c : listedAt[at])
+      for (Value member : candidates[c].members)
+        if (m.readByBackward.contains(member))
+          reach(m.producer(member));
+    while (!worklist.empty()) {
+      int op = worklist.pop_back_val();
+      forEachInput(m.ops[op], [&](Value input) { reach(m.producer(input)); });
+    }
+    for (auto &[op, column] : region.rc)
+      column = addColumn(false, double(m.flops[op]));
+  }
+
+  for (auto [siteIndex, region] : llvm::enumerate(regions)) {
+    int site = static_cast<int>(siteIndex);
+    // Listed values come back here when dropped.
+    for (int c : listedAt[region.at])
+      for (Value member : candidates[c].members)
+        if (m.readByBackward.contains(member))
+          lower.push_back(
+              {{{region.rc.at(m.producer(member)), 1}, {c, -1}}, 0});
+    // Each cloned op's inputs: cloned too, or read where they are.
+    for (auto &[op, column] : region.rc) {
+      forEachInput(m.ops[op], [&](Value input) {
+        int producer = m.producer(input);
+        if (producer < 0)
+          return;
+        Value buffer = m.buffer(input);
+        bool shortLived = m.lastUse.lookup(buffer) < region.at &&
+                          m.bufferBytes.lookup(buffer) > 0;
+        auto candidate = m.candidateOf.find(input);
+        if (!m.recomputable[producer] ||
+            (candidate == m.candidateOf.end() && !m.isIntermediate(input))) {
+          if (shortLived)
+            lower.push_back({{{extend(buffer, site), 1}, {column, -1}}, 0});
+          return;
+        }
+        if (candidate == m.candidateOf.end()) {
+          lower.push_back({{{region.rc.at(producer), 1}, {column, -1}}, 0});
+          return;
+        }
+        int c = candidate->second;
+        bool listed = m.readByBackward.contains(input);
+        if (listed && m.firstReader[c] == region.at)
+          return;
+        if (listed && m.firstReader[c] < region.at) {
+          if (shortLived)
+            lower.push_back({{{extend(buffer, site), 1}, {column, -1}}, 0});
+          return;
+        }
+        lower.push_back(
+            {{{region.rc.at(producer), 1}, {column, -1}, {c, -1}}, -1});
+        if (shortLived)
+          lower.push_back(
+              {{{extend(buffer, site), 1}, {column, -1}, {c, 1}}, 0});
+      });
+    }
+  }
+
+  // Terms every point of the step's timeline and of the regions shares:
+  // drop[c] frees its bytes between its last forward reader and its first
+  // backward one; ext[b, s] holds b from its last use to the region at s.
+  auto planTerms = [&](MemoryRow &row, int at, bool inRegion) {
+    for (size_t c = 0; c < candidateCount; ++c)
+      if (m.lastForward[c] < at &&
+          (inRegion ? at <= m.firstReader[c] : at < m.firstReader[c]))
+        row.terms.push_back({int(c), -double(candidates[c].bytes)});
+    for (const Extension &extension : extensions) {
+      int regionAt = regions[extension.site].at;
+      if (m.lastUse.lookup(extension.buffer) < at &&
+          (inRegion ? at <= regionAt : at < regionAt))
+        row.terms.push_back(
+            {extension.column, double(m.bufferBytes.lookup(extension.buffer))});
+    }
+  };
+  for (int at = 0; at < m.end(); ++at) {
+    MemoryRow &row = memory.emplace_back();
+    row.constant = double(m.timeline[at + 1]);
+    planTerms(row, at, /*inRegion=*/false);
+  }
+  for (auto [siteIndex, region] : llvm::enumerate(regions)) {
+    double before = double(m.timeline[region.at + 1] -
+                           m.allocated[region.at] - m.scratch[region.at]);
+    // Each value a cloned op makes, with the cloned ops reading it (or a
+    // view of it), and whether it is listed here (then live to the end).
+    struct Made {
+      Value value;
+      int op;
+      int64_t bytes;
+      std::optional<int> listedBy;
+      SmallVector<int> readers;
+    };
+    std::vector<Made> made;
+    DenseMap<Value, size_t> madeIndex;
+    for (auto &[op, column] : region.rc)
+      for (Value result : m.ops[op]->getResults()) {
+        Value buffer = m.buffer(result);
+        if (buffer != result) {
+          // A view of a buffer made here keeps it live; of one from
+          // outside, it is the extension's business.
+          if (auto it = madeIndex.find(buffer); it != madeIndex.end())
+            madeIndex[result] = it->second;
+          continue;
+        }
+        madeIndex[result] = made.size();
+        Made &value = made.emplace_back();
+        value.value = result;
+        value.op = op;
+        value.bytes = m.bufferBytes.lookup(result);
+        auto candidate = m.candidateOf.find(result);
+        if (candidate != m.candidateOf.end() &&
+            m.firstReader[candidate->second] == region.at)
+          value.listedBy = candidate->second;
+      }
+    for (auto &[op, column] : region.rc)
+      forEachInput(m.ops[op], [&](Value input) {
+        auto it = madeIndex.find(input);
+        if (it != madeIndex.end() && made[it->second].op < op)
+          made[it->second].readers.push_back(op);
+      });
+    // A view member listed here keeps its buffer: listed by the candidate.
+    for (int c : listedAt[region.at]) {
+      auto it = madeIndex.find(candidates[c].members.front());
+      if (it != madeIndex.end())
+        made[it->second].listedBy = c;
+    }
+
+    for (auto &[op, column] : region.rc) {
+      MemoryRow &row = memory.emplace_back();
+      row.constant = before;
+      planTerms(row, region.at, /*inRegion=*/true);
+      row.terms.push_back(
+          {column, double(m.allocated[op] + m.scratch[op])});
+      for (const Made &value : made) {
+        if (value.op >= op || value.bytes == 0)
+          continue;
+        bool readLater = llvm::any_of(
+            value.readers, [&](int reader) { return reader >= op; });
+        if (!readLater && !value.listedBy)
+          continue;
+        int live = addColumn(false, 0);
+        row.terms.push_back({live, double(value.bytes)});
+        int producerColumn = region.rc.at(value.op);
+        for (int reader : value.readers)
+          if (reader >= op)
+            lower.push_back({{{live, 1},
+                              {region.rc.at(reader), -1},
+                              {producerColumn, -1}},
+                             -1});
+        if (value.listedBy)
+          lower.push_back({{{live, 1}, {*value.listedBy, -1}}, 0});
+      }
+    }
+  }
+}
+
+OpProgram::Outcome
+OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
+                 const std::optional<std::vector<bool>> &start) const {
+  std::unique_ptr<Cbc_Model, CbcDeleter> cbc(Cbc_newModel());
+  Cbc_setLogLevel(cbc.get(), 0);
+  for (auto [integer, objective] : columns)
+    Cbc_addCol(cbc.get(), "", 0, 1, budget ? objective : 0, integer, 0,
+               nullptr, nullptr);
+  // Without a budget, the peak is a column to minimise.
+  int peak = -1;
+  if (!budget) {
+    peak = static_cast<int>(columns.size());
+    Cbc_addCol(cbc.get(), "", 0, std::numeric_limits<double>::max(), 1, 0, 0,
+               nullptr, nullptr);
+  }
+  std::vector<int> rowColumns;
+  std::vector<double> rowCoefficients;
+  auto addRow = [&](ArrayRef<Term> terms, char sense, double rhs) {
+    rowColumns.clear();
+    rowCoefficients.clear();
+    for (auto [column, coefficient] : terms) {
+      rowColumns.push_back(column);
+      rowCoefficients.push_back(coefficient);
+    }
+    Cbc_addRow(cbc.get(), "", static_cast<int>(rowColumns.size()),
+               rowColumns.data(), rowCoefficients.data(), sense, rhs);
+  };
+  for (const LowerRow &row : lower)
+    addRow(row.terms, 'G', row.rhs);
+  for (const MemoryRow &row : memory) {
+    if (budget) {
+      addRow(row.terms, 'L', double(*budget) - row.constant);
+      continue;
+    }
+    SmallVector<Term> terms = row.terms;
+    terms.push_back({peak, -1});
+    addRow(terms, 'L', -row.constant);
+  }
+  for (const std::vector<bool> &dropped : cuts) {
+    SmallVector<Term> terms;
+    double ones = 0;
+    for (size_t c = 0; c < candidateCount; ++c) {
+      terms.push_back({int(c), dropped[c] ? -1.0 : 1.0});
+      ones += dropped[c];
+    }
+    addRow(terms, 'G', 1 - ones);
+  }
+  if (start) {
+    std::vector<int> startColumns;
+    std::vector<double> startValues;
+    for (size_t c = 0; c < candidateCount; ++c) {
+      startColumns.push_back(int(c));
+      startValues.push_back((*start)[c] ? 1 : 0);
+    }
+    Cbc_setMIPStartI(cbc.get(), static_cast<int>(startColumns.size()),
+                     startColumns.data(), startValues.data());
+  }
+  Cbc_setMaximumSeconds(cbc.get(), std::max(seconds, 0.01));
+  if (nodes > 0)
+    Cbc_setMaximumNodes(cbc.get(),
+                        static_cast<int>(std::min<int64_t>(nodes, INT32_MAX)));
+  // FLOPs and bytes are whole numbers: a gap below one is none.
+  Cbc_setAllowableGap(cbc.get(), 0.5);
+  Cbc_setAllowableFractionGap(cbc.get(), 0);
+  Cbc_solve(cbc.get());
+
+  Outcome outcome;
+  outcome.proven = Cbc_status(cbc.get()) == 0;
+  outcome.bound = Cbc_getBestPossibleObjValue(cbc.get());
+  if (const double *solution = Cbc_bestSolution(cbc.get())) {
+    std::vector<bool> dropped(candidateCount);
+    for (size_t c = 0; c < candidateCount; ++c)
+      dropped[c] = solution[c] > 0.5;
+    outcome.dropped = std::move(dropped);
+  }
+  return outcome;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point begin) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+      .count();
+}
+
+} // namespace
+
+OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
+                                std::optional<int64_t> budget,
+                                const IlpLimits &limits,
+                                const std::optional<std::vector<bool>> &start) {
+  auto begin = std::chrono::steady_clock::now();
+  OpIlpResult result;
+  OpProgram program(space);
+  auto simulate = [&](const std::vector<bool> &dropped)
+      -> std::optional<std::pair<int64_t, uint64_t>> {
+    FailureOr<PlanEvaluation> evaluated =
+        evaluateOpPlan(step, space.getPlan(dropped));
+    if (failed(evaluated))
+      return std::nullopt;
+    return std::make_pair(
+        static_cast<int64_t>(std::min<uint64_t>(evaluated->peak.bytes,
+                                                INT64_MAX)),
+        evaluated->cost.recompute.flops);
+  };
+  std::optional<std::vector<bool>> incumbent = start;
+  std::optional<int64_t> limit = budget;
+  // Without a budget: the smallest peak first, which then bounds the FLOPs.
+  while (!limit) {
+    double left = limits.seconds - secondsSince(begin);
+    OpProgram::Outcome outcome =
+        program.solve(std::nullopt, left, limits.nodes, incumbent);
+    ++result.solves;
+    if (!outcome.dropped)
+      return result;
+    std::optional<std::pair<int64_t, uint64_t>> measured =
+        simulate(*outcome.dropped);
+    if (!measured)
+      return result;
+    limit = measured->first;
+    incumbent = outcome.dropped;
+  }
+
+  while (true) {
+    double left = limits.seconds - secondsSince(begin);
+    if (left <= 0)
+      break;
+    OpProgram::Outcome outcome =
+        program.solve(limit, left, limits.nodes, incumbent);
+    ++result.solves;
+    double bound = std::max(0.0, std::ceil(outcome.bound - 1e-6));
+    result.lowerBound =
+        bound >= 0x1p64 ? UINT64_MAX : static_cast<uint64_t>(bound);
+    if (!outcome.dropped) {
+      result.optimal = outcome.proven && !incumbent;
+      break;
+    }
+    std::optional<std::pair<int64_t, uint64_t>> measured =
+        simulate(*outcome.dropped);
+    if (!measured || measured->first > *limit) {
+      ++result.misses;
+      program.cut(*outcome.dropped);
+      continue;
+    }
+    result.dropped = outcome.dropped;
+    result.peak = measured->first;
+    result.flops = measured->second;
+    result.optimal = outcome.proven;
+    break;
+  }
+  if (!result.dropped && incumbent) {
+    if (std::optional<std::pair<int64_t, uint64_t>> measured =
+            simulate(*incumbent);
+        measured && measured->first <= *limit) {
+      result.dropped = incumbent;
+      result.peak = measured->first;
+      result.flops = measured->second;
+    }
+  }
+  if (result.optimal && result.dropped)
+    result.lowerBound = result.flops;
+  return result;
+}

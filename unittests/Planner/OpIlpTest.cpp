@@ -1,0 +1,245 @@
+//===- OpIlpTest.cpp - the op-level program against brute force ----------===//
+//
+// On small training steps (attention, dropout, skip connections, batch
+// norm, ops that may not be recomputed, a multi-result norm and a view),
+// every plan of the op-level space is materialised and simulated; at every
+// budget that some plan's peak meets (and just below the smallest), the
+// program must find the fewest recompute FLOPs of the plans that fit, prove
+// it, and the plan it returns must simulate within the budget. Plans also
+// round-trip through the step's marks unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RandomChains.h"
+
+#include "ckpt/Planner/OpIlp.h"
+
+#include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+struct Case {
+  const char *name;
+  const char *forward;
+};
+
+const Case kCases[] = {
+    {"attention", R"mlir(
+func.func @f(%x: tensor<64x16xf32>, %wq: tensor<16x16xf32> {ckpt.param},
+             %wk: tensor<16x16xf32> {ckpt.param},
+             %wv: tensor<16x16xf32> {ckpt.param}) -> tensor<f32> {
+  %q = ckpt.linear %x, %wq : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+  %k = ckpt.linear %x, %wk : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+  %v = ckpt.linear %x, %wv : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+  %kt = ckpt.transpose %k permutation = [1, 0] : tensor<64x16xf32> -> tensor<16x64xf32>
+  %s = ckpt.matmul %q, %kt : (tensor<64x16xf32>, tensor<16x64xf32>) -> tensor<64x64xf32>
+  %p = ckpt.softmax %s dim = 1 : tensor<64x64xf32>
+  %o = ckpt.matmul %p, %v : (tensor<64x64xf32>, tensor<64x16xf32>) -> tensor<64x16xf32>
+  %r = ckpt.add %o, %x : tensor<64x16xf32>
+  %t = ckpt.tanh %r : tensor<64x16xf32>
+  %l = ckpt.reduce_mean %t : tensor<64x16xf32> -> tensor<f32>
+  return %l : tensor<f32>
+})mlir"},
+    {"dropout-skip", R"mlir(
+func.func @f(%x: tensor<16x32xf32>, %w1: tensor<32x32xf32> {ckpt.param},
+             %w2: tensor<32x32xf32> {ckpt.param}) -> tensor<f32> {
+  %h = ckpt.linear %x, %w1 : (tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<16x32xf32>
+  %g = ckpt.gelu %h : tensor<16x32xf32>
+  %d = ckpt.dropout %g p = 0.25 : tensor<16x32xf32>
+  %o = ckpt.linear %d, %w2 : (tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<16x32xf32>
+  %r = ckpt.add %o, %h : tensor<16x32xf32>
+  %e = ckpt.exp %r : tensor<16x32xf32>
+  %t = ckpt.tanh %e : tensor<16x32xf32>
+  %m = ckpt.mul %t, %g : tensor<16x32xf32>
+  %l = ckpt.reduce_mean %m : tensor<16x32xf32> -> tensor<f32>
+  return %l : tensor<f32>
+})mlir"},
+    {"batch-norm", R"mlir(
+func.func @f(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32> {ckpt.param},
+             %g: tensor<4xf32> {ckpt.param}, %b: tensor<4xf32> {ckpt.param},
+             %rm: tensor<4xf32>, %rv: tensor<4xf32>)
+    -> (tensor<f32>, tensor<4xf32>, tensor<4xf32>) {
+  %c = ckpt.conv2d %x, %w padding = [1, 1]
+      : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  %n:5 = ckpt.batch_norm %c weight %g bias %b running_mean %rm running_var %rv
+      : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %a = ckpt.relu %n#0 : tensor<2x4x8x8xf32>
+  %s = ckpt.sigmoid %a : tensor<2x4x8x8xf32>
+  %m = ckpt.mul %s, %c : tensor<2x4x8x8xf32>
+  %l = ckpt.reduce_mean %m : tensor<2x4x8x8xf32> -> tensor<f32>
+  return %l, %n#3, %n#4 : tensor<f32>, tensor<4xf32>, tensor<4xf32>
+})mlir"},
+    {"collective", R"mlir(
+func.func @f(%x: tensor<16x32xf32>, %w1: tensor<32x32xf32> {ckpt.param},
+             %w2: tensor<32x32xf32> {ckpt.param}) -> tensor<f32> {
+  %a = ckpt.all_reduce %x reduction = mean : tensor<16x32xf32>
+  %h = ckpt.linear %a, %w1 : (tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<16x32xf32>
+  %t = ckpt.tanh %h : tensor<16x32xf32>
+  ckpt.print %t prefix = "hidden" : tensor<16x32xf32>
+  %s = ckpt.sigmoid %t : tensor<16x32xf32>
+  %o = ckpt.linear %s, %w2 : (tensor<16x32xf32>, tensor<32x32xf32>) -> tensor<16x32xf32>
+  %u = ckpt.tanh %o : tensor<16x32xf32>
+  %l = ckpt.reduce_mean %u : tensor<16x32xf32> -> tensor<f32>
+  return %l : tensor<f32>
+})mlir"},
+    {"norm-results", R"mlir(
+func.func @f(%x: tensor<8x16xf32>, %g: tensor<16xf32> {ckpt.param},
+             %w: tensor<16x16xf32> {ckpt.param}) -> tensor<f32> {
+  %y, %rstd = ckpt.rms_norm %x weight %g normalized_shape = [16] eps = 1.000000e-05
+      : (tensor<8x16xf32>, tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x1xf32>)
+  %h = ckpt.linear %y, %w : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+  %r = ckpt.reshape %h : tensor<8x16xf32> -> tensor<4x32xf32>
+  %t = ckpt.tanh %r : tensor<4x32xf32>
+  %s = ckpt.sigmoid %t : tensor<4x32xf32>
+  %l = ckpt.reduce_mean %s : tensor<4x32xf32> -> tensor<f32>
+  return %l : tensor<f32>
+})mlir"},
+};
+
+class OpIlpTest : public ::testing::TestWithParam<Case> {
+protected:
+  void SetUp() override {
+    context.loadDialect<CkptDialect, func::FuncDialect, arith::ArithDialect>();
+    module = parseSourceString<ModuleOp>(GetParam().forward, &context);
+    ASSERT_TRUE(module);
+    PassManager pm(&context);
+    pm.addPass(createCkptThreadRngPass());
+    CkptAutodiffPassOptions options;
+    options.keepForward = false;
+    pm.addPass(createCkptAutodiffPass(options));
+    ASSERT_TRUE(succeeded(pm.run(*module)));
+    step = *module->getOps<func::FuncOp>().begin();
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp step;
+};
+
+/// Every plan of `step`'s space simulated, against the program at every
+/// budget some plan's peak meets, just below the smallest, and without one.
+/// Returns how many distinct peaks the plans have.
+size_t checkAgainstBruteForce(func::FuncOp step, const std::string &what) {
+  size_t peaks = 0;
+  [&] {
+    FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
+    ASSERT_TRUE(succeeded(space));
+    size_t count = (*space)->getCandidates().size();
+    ASSERT_LE(count, 14u);
+  
+    // Every plan of the space, simulated: the fewest FLOPs at each peak.
+    std::map<int64_t, uint64_t> cheapestAt;
+    for (uint64_t bits = 0; bits < (uint64_t(1) << count); ++bits) {
+      std::vector<bool> dropped(count);
+      for (size_t c = 0; c < count; ++c)
+        dropped[c] = bits >> c & 1;
+      FailureOr<PlanEvaluation> evaluated =
+          evaluateOpPlan(step, (*space)->getPlan(dropped));
+      ASSERT_TRUE(succeeded(evaluated));
+      int64_t peak = static_cast<int64_t>(evaluated->peak.bytes);
+      uint64_t flops = evaluated->cost.recompute.flops;
+      auto [it, inserted] = cheapestAt.try_emplace(peak, flops);
+      if (!inserted)
+        it->second = std::min(it->second, flops);
+    }
+  
+    const IlpLimits limits{/*seconds=*/60, /*nodes=*/0, /*dpPresolve=*/false};
+    std::optional<uint64_t> best;
+    for (auto &[peak, flops] : cheapestAt) {
+      best = best ? std::min(*best, flops) : flops;
+      OpIlpResult solved = findOpPlanIlp(step, **space, peak, limits);
+      ASSERT_TRUE(solved.dropped) << what << ", budget " << peak;
+      EXPECT_TRUE(solved.optimal) << what << ", budget " << peak;
+      EXPECT_EQ(solved.flops, *best) << what << ", budget " << peak;
+      EXPECT_LE(solved.peak, peak) << what << ", budget " << peak;
+      EXPECT_EQ(solved.misses, 0u) << what << ", budget " << peak;
+      FailureOr<PlanEvaluation> again =
+          evaluateOpPlan(step, (*space)->getPlan(*solved.dropped));
+      ASSERT_TRUE(succeeded(again));
+      EXPECT_EQ(static_cast<int64_t>(again->peak.bytes), solved.peak);
+    }
+    int64_t lowest = cheapestAt.begin()->first;
+    OpIlpResult none = findOpPlanIlp(step, **space, lowest - 1, limits);
+    EXPECT_FALSE(none.dropped);
+    EXPECT_TRUE(none.optimal);
+    OpIlpResult smallest = findOpPlanIlp(step, **space, std::nullopt, limits);
+    ASSERT_TRUE(smallest.dropped);
+    EXPECT_EQ(smallest.peak, lowest);
+    EXPECT_EQ(smallest.flops, cheapestAt.begin()->second);
+    peaks = cheapestAt.size();
+  }();
+  return peaks;
+}
+
+TEST_P(OpIlpTest, FindsTheBruteForceOptimumAtEveryBudget) {
+  // Recomputing must lower the peak somewhere, or the test proves little.
+  EXPECT_GE(checkAgainstBruteForce(step, GetParam().name), 2u);
+}
+
+TEST(OpIlpRandomTest, FindsTheBruteForceOptimumOfRandomSkipSteps) {
+  MLIRContext context;
+  context.loadDialect<CkptDialect, func::FuncDialect, arith::ArithDialect>();
+  std::mt19937_64 rng(2028);
+  size_t varied = 0;
+  for (int trial = 0; trial < 16; ++trial) {
+    std::string text = randomDagStep(rng, 4 + trial % 7);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    ASSERT_TRUE(module) << text;
+    PassManager pm(&context);
+    CkptAutodiffPassOptions options;
+    options.keepForward = false;
+    pm.addPass(createCkptAutodiffPass(options));
+    ASSERT_TRUE(succeeded(pm.run(*module))) << text;
+    varied += checkAgainstBruteForce(*module->getOps<func::FuncOp>().begin(),
+                                     text) > 1;
+  }
+  EXPECT_GE(varied, 8u);
+}
+
+TEST_P(OpIlpTest, PlansRoundTripThroughMarks) {
+  FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
+  ASSERT_TRUE(succeeded(space));
+  size_t count = (*space)->getCandidates().size();
+  for (uint64_t bits : {uint64_t(0), (uint64_t(1) << count) - 1,
+                        uint64_t(0x5555) & ((uint64_t(1) << count) - 1)}) {
+    std::vector<bool> dropped(count);
+    for (size_t c = 0; c < count; ++c)
+      dropped[c] = bits >> c & 1;
+    OpPlan plan = (*space)->getPlan(dropped);
+    FailureOr<PlanEvaluation> direct = evaluateOpPlan(step, plan);
+    ASSERT_TRUE(succeeded(direct));
+    OwningOpRef<func::FuncOp> marked = step.clone();
+    FailureOr<std::unique_ptr<OpPlanSpace>> copySpace =
+        OpPlanSpace::build(*marked);
+    ASSERT_TRUE(succeeded(copySpace));
+    writeOpPlan(*marked, (*copySpace)->getPlan(dropped));
+    FailureOr<PlanEvaluation> read = evaluatePlan(*marked);
+    ASSERT_TRUE(succeeded(read));
+    EXPECT_EQ(read->peak.bytes, direct->peak.bytes);
+    EXPECT_EQ(read->peak.timeline, direct->peak.timeline);
+    EXPECT_EQ(read->cost.recompute.flops, direct->cost.recompute.flops);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, OpIlpTest, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case> &info) {
+                           std::string name = info.param.name;
+                           llvm::erase(name, '-');
+                           return name;
+                         });
+
+} // namespace
