@@ -598,9 +598,19 @@ OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
   };
   std::optional<std::vector<bool>> incumbent = start;
   std::optional<int64_t> limit = budget;
+  // Keeping everything fits: nothing to recompute.
+  const OpPlanSpace::Model &model = space.getModel();
+  if (budget && *llvm::max_element(model.timeline) <= *budget) {
+    result.dropped = std::vector<bool>(space.getCandidates().size(), false);
+    result.peak = *llvm::max_element(model.timeline);
+    result.optimal = true;
+    return result;
+  }
   // Without a budget: the smallest peak first, which then bounds the FLOPs.
   while (!limit) {
     double left = limits.seconds - secondsSince(begin);
+    if (left <= 0)
+      return result;
     OpProgram::Outcome outcome =
         program.solve(std::nullopt, left, limits.nodes, incumbent);
     ++result.solves;

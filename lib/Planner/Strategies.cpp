@@ -369,9 +369,11 @@ static LogicalResult planChain(func::FuncOp step,
 }
 
 /// tensor: the op-level program's plan (OpIlp.h) within the budget; when
-/// none fits, or without a budget, the smallest peak it finds.
-static LogicalResult planTensors(func::FuncOp step,
-                                 const StrategyOptions &options) {
+/// none fits, or without a budget, the smallest peak it finds; when its
+/// limits stop it before any plan, everything is kept. Returns how the
+/// plan was found: "optimal", or the gap to the proven lower bound.
+static FailureOr<std::string> planTensors(func::FuncOp step,
+                                          const StrategyOptions &options) {
   FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
   if (failed(space))
     return failure();
@@ -380,60 +382,112 @@ static LogicalResult planTensors(func::FuncOp step,
     budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
   IlpLimits limits{options.ilpSeconds, options.ilpNodes, false};
   OpIlpResult solved = findOpPlanIlp(step, **space, budget, limits);
-  std::string outcome = solved.dropped ? "" : "proven that no plan fits; ";
-  if (!solved.dropped && budget) {
-    outcome = solved.optimal ? "proven that no plan fits the budget; "
-                             : "no fitting plan found; ";
+  std::string outcome;
+  if (!solved.dropped && budget && solved.optimal) {
+    outcome = "proven that no plan fits the budget; ";
     solved = findOpPlanIlp(step, **space, std::nullopt, limits);
   }
-  if (!solved.dropped)
-    return step.emitError()
-           << "strategy 'tensor' found no plan within ilp-seconds="
-           << options.ilpSeconds << "; give it more time, or use dp";
-  if (!solved.optimal) {
+  size_t candidates = (*space)->getCandidates().size();
+  std::vector<bool> dropped =
+      solved.dropped ? *solved.dropped : std::vector<bool>(candidates, false);
+  std::string method = "optimal";
+  if (!solved.dropped) {
+    method = "stopped at its limits without a plan";
+    step.emitWarning() << "strategy 'tensor' stopped at its limits after "
+                       << solved.solves
+                       << (solved.solves == 1 ? " solve" : " solves")
+                       << " without a plan; everything is kept (raise "
+                          "ilp-seconds or ilp-nodes, or use dp)";
+  } else if (!solved.optimal) {
     double gap = solved.flops ? 100.0 *
                                     double(solved.flops -
                                            std::min(solved.lowerBound,
                                                     solved.flops)) /
                                     double(solved.flops)
                               : 0.0;
+    method = "at most " + llvm::formatv("{0:F1}", gap).str() +
+             "% above the optimum";
     step.emitWarning() << "strategy 'tensor' stopped at its limits after "
                        << solved.solves
                        << (solved.solves == 1 ? " solve" : " solves")
                        << ": the plan recomputes " << solved.flops
-                       << " FLOPs, at most "
-                       << llvm::formatv("{0:F1}", gap).str()
-                       << "% more than the optimum (no plan recomputes fewer "
-                          "than "
-                       << solved.lowerBound << ")";
+                       << " FLOPs, " << method << " (no plan recomputes fewer "
+                       << "than " << solved.lowerBound << ")";
   }
-  OpPlan plan = (*space)->getPlan(*solved.dropped);
+  OpPlan plan = (*space)->getPlan(dropped);
   writeOpPlan(step, plan);
-  if (options.describe) {
-    size_t candidates = (*space)->getCandidates().size();
-    size_t dropped = llvm::count(*solved.dropped, true);
-    step.emitRemark() << "tensor: " << dropped << " of " << candidates
-                      << " saved buffers recomputed at " << plan.sites.size()
-                      << " sites, peak "
+  if (options.describe && solved.dropped)
+    step.emitRemark() << "tensor: " << llvm::count(dropped, true) << " of "
+                      << candidates << " saved buffers recomputed at "
+                      << plan.sites.size() << " sites, peak "
                       << formatBytes(static_cast<uint64_t>(solved.peak))
                       << ", recompute " << solved.flops << " FLOPs ("
-                      << outcome
-                      << (solved.optimal ? "optimal" : "not proven optimal")
-                      << ", " << solved.solves
+                      << outcome << method << ", " << solved.solves
                       << (solved.solves == 1 ? " solve" : " solves") << ", "
                       << solved.misses << " cut by the simulator)";
+  return method;
+}
+
+/// auto: the better of tensor's and dp's plans under the budget (fitting,
+/// then fewer recompute FLOPs, then a lower peak; when neither fits, the
+/// lower peak), each made and simulated on a copy; the step records which,
+/// as "auto: tensor (optimal)".
+static FailureOr<std::string> planAutomatically(func::FuncOp step,
+                                                const StrategyOptions &options) {
+  struct Planned {
+    OwningOpRef<func::FuncOp> copy;
+    std::string name;
+    PlanEvaluation evaluation;
+  };
+  SmallVector<Planned, 2> plans;
+  StrategyOptions quiet = options;
+  quiet.describe = false;
+  for (StringRef strategy : {"tensor", "dp"}) {
+    Planned planned{step.clone(), strategy.str(), {}};
+    quiet.strategy = strategy.str();
+    if (strategy == "tensor") {
+      FailureOr<std::string> method = planTensors(*planned.copy, quiet);
+      if (failed(method))
+        return failure();
+      planned.name += " (" + *method + ")";
+    } else if (failed(planChain(*planned.copy, quiet))) {
+      return failure();
+    }
+    FailureOr<PlanEvaluation> evaluation = evaluatePlan(*planned.copy);
+    if (failed(evaluation))
+      return failure();
+    planned.evaluation = std::move(*evaluation);
+    plans.push_back(std::move(planned));
   }
-  return success();
+  // When neither fits, the smaller peak, for the budget check to report.
+  auto score = [&](const Planned &plan) {
+    uint64_t peak = plan.evaluation.peak.bytes;
+    uint64_t flops = plan.evaluation.cost.recompute.flops;
+    bool over = peak > *options.budget;
+    return over ? std::make_tuple(over, peak, flops)
+                : std::make_tuple(over, flops, peak);
+  };
+  Planned &best = score(plans[1]) < score(plans[0]) ? plans[1] : plans[0];
+  step.getBody().takeBody(best.copy->getBody());
+  if (options.describe) {
+    InFlightDiagnostic remark = step.emitRemark();
+    remark << "auto: took " << best.name;
+    for (const Planned &plan : plans)
+      remark << "; " << plan.name << ": peak "
+             << formatBytes(plan.evaluation.peak.bytes) << ", recompute "
+             << plan.evaluation.cost.recompute.flops << " FLOPs";
+  }
+  return "auto: " + best.name;
 }
 
 std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
   if (!llvm::is_contained(
-          {"manual", "none", "uniform", "sqrt", "selective", "dp", "ilp",
-           "tensor"},
+          {"auto", "manual", "none", "uniform", "sqrt", "selective", "dp",
+           "ilp", "tensor"},
           StringRef(options.strategy)))
     return "unknown planning strategy '" + options.strategy +
-           "'; expected manual, none, uniform, sqrt, selective, dp, ilp or "
-           "tensor";
+           "'; expected auto, manual, none, uniform, sqrt, selective, dp, "
+           "ilp or tensor";
   if (options.stagesPerSegment == 0)
     return "stages-per-segment must be at least 1";
   if (!(options.ilpSeconds > 0))
@@ -445,9 +499,13 @@ std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
 
 LogicalResult ckpt::applyStrategy(func::FuncOp step,
                                   const StrategyOptions &options) {
-  StringRef strategy = options.strategy;
+  std::string strategy = options.strategy;
   if (failed(verifyNotMaterialized(step)))
     return failure();
+  // auto plans only a step without the user's own plan, under a budget.
+  if (strategy == "auto" && (!step.getOps<CheckpointOp>().empty() ||
+                             hasOpPlan(step) || !options.budget))
+    strategy = "manual";
   if (strategy == "manual" && hasOpPlan(step)) {
     if (failed(readOpPlan(step)))
       return failure();
@@ -466,6 +524,11 @@ LogicalResult ckpt::applyStrategy(func::FuncOp step,
     } else if (strategy == "tensor") {
       if (failed(planTensors(step, options)))
         return failure();
+    } else if (strategy == "auto") {
+      FailureOr<std::string> chosen = planAutomatically(step, options);
+      if (failed(chosen))
+        return failure();
+      strategy = *chosen;
     } else if (strategy != "none") {
       SmallVector<Stage> stages = findStages(step);
       // selective segments like uniform, then keeps expensive results.

@@ -19,8 +19,8 @@
 namespace ckpt {
 
 struct StrategyOptions {
-  /// manual, none, uniform, sqrt, selective, dp or ilp.
-  std::string strategy = "manual";
+  /// auto, manual, none, uniform, sqrt, selective, dp, ilp or tensor.
+  std::string strategy = "auto";
   /// Stages per segment of uniform and selective.
   unsigned stagesPerSegment = 1;
   /// Selective (and dp, in the segments where it keeps expensive results)

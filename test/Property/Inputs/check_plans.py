@@ -20,7 +20,9 @@ keeping everything, and these must hold:
 - ckpt-run's loss and gradients are bit-identical (.npy bytes) to those of
   the plan that keeps everything, on the same seed, dropout included;
 - the peak ckpt-run measures (with and without the returned gradients) is
-  never above the simulated one, so a budget holds at run time too.
+  never above the simulated one, so a budget holds at run time too;
+- auto (with a budget, on a step without user segments) fits wherever dp
+  does, with at most dp's recompute FLOPs, and names its method.
 
 Graphs with a collective or an index_add are planned but not run (they
 are not lowered); prints are removed from a planned step before it runs.
@@ -47,7 +49,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from random_graph import generate  # noqa: E402
 
-STRATEGIES = ["manual", "none", "uniform", "sqrt", "selective", "dp", "ilp"]
+STRATEGIES = ["manual", "none", "uniform", "sqrt", "selective", "dp", "ilp",
+              "tensor", "auto"]
 TOOL_TIMEOUT_S = 300
 # Ops that must never run twice, as they appear in printed IR.
 ILLEGAL_IN_RECOMPUTE = [
@@ -102,6 +105,7 @@ class Case:
         with open(self.forward, "w") as f:
             f.write(self.text)
         self.runnable = self.graph.side_effects != "unrunnable"
+        self.segmented = "ckpt.checkpoint" in self.text
         self.plans = 0
         self.runs = 0
 
@@ -148,6 +152,9 @@ class Case:
         is the smallest one an error named, and planning must succeed."""
         report, result = self.plan(name, options)
         cmd = self.plan_command(name, options)
+        # auto without a budget, or on the user's segments, is manual.
+        if strategy == "auto" and (budget is None or self.segmented):
+            strategy = "manual"
         illegal_segment = strategy == "manual" and self.graph.manual_plan_illegal()
         if report is None:
             if must_fit:
@@ -175,7 +182,9 @@ class Case:
         if illegal_segment:
             self.fail(options, "a manual segment with an op that cannot be "
                       "recomputed was accepted", cmd)
-        if report["plan"]["strategy"] != strategy:
+        recorded = report["plan"]["strategy"]
+        if recorded != strategy and not (strategy == "auto" and re.fullmatch(
+                r"auto: (tensor \(.*\)|dp)", recorded)):
             self.fail(options, f"the step records strategy "
                       f"'{report['plan']['strategy']}'", cmd)
         peak = report["peak"]["bytes"]
@@ -241,7 +250,7 @@ class Case:
                 options.append(f"stages-per-segment={options_rng.randint(1, 4)}")
             if strategy in ("dp", "ilp") and options_rng.random() < 0.4:
                 options.append(f"stage-crossings={options_rng.randint(2, 4)}")
-            if strategy == "ilp":
+            if strategy in ("ilp", "tensor", "auto"):
                 options.append("ilp-seconds=20")
             budget = self.random_budget(options_rng, keep_all_peak)
             if budget is not None:
@@ -251,6 +260,29 @@ class Case:
             if step is not None and reference is not None:
                 self.compare_outputs(spelled, reference,
                                      self.run_step(strategy, spelled, step))
+        if not self.segmented:
+            self.check_auto_against_dp(options_rng, keep_all_peak)
+
+    def check_auto_against_dp(self, rng, keep_all_peak):
+        """auto under dp's budget: it fits wherever dp does, with at most
+        dp's recompute FLOPs."""
+        budget = self.random_budget(rng, keep_all_peak) or keep_all_peak
+        dp, _ = self.plan("dp-at-budget", f"strategy=dp budget={budget}")
+        if dp is None:
+            return
+        options = f"strategy=auto ilp-seconds=20 budget={budget}"
+        auto, result = self.plan("auto-at-budget", options)
+        if auto is None:
+            self.fail(options, f"dp fits budget {budget} B, auto fails:\n"
+                      f"{result.stderr}", self.plan_command("auto-at-budget",
+                                                            options))
+
+        def flops(report):
+            return sum(region["flops"] for region in report["plan"]["segments"])
+        if flops(auto) > flops(dp):
+            self.fail(options, f"auto recomputes {flops(auto)} FLOPs, dp "
+                      f"{flops(dp)}, at budget {budget} B",
+                      self.plan_command("auto-at-budget", options))
 
     def peak(self, name):
         with open(self.path(name + ".json")) as f:

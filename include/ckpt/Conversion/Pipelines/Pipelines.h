@@ -74,9 +74,9 @@ struct CheckpointPipelineOptions
     : public mlir::PassPipelineOptions<CheckpointPipelineOptions> {
   Option<std::string> strategy{
       *this, "strategy",
-      llvm::cl::desc("Planning strategy: manual, none, uniform, sqrt, "
-                     "selective, dp or ilp"),
-      llvm::cl::init("manual")};
+      llvm::cl::desc("Planning strategy: auto (default), manual, none, "
+                     "uniform, sqrt, selective, dp, ilp or tensor"),
+      llvm::cl::init("auto")};
   Option<std::string> budget{
       *this, "budget",
       llvm::cl::desc("Largest simulated peak allowed, in bytes (24GiB, "

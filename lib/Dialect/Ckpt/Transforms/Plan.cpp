@@ -76,6 +76,10 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
     SmallVector<Operation *> kept;
     if (strategy == "selective")
       kept = getKeptOpsByGain(step);
+    // What the step records: auto's choice, or manual for auto on the
+    // user's own plan.
+    std::string planned =
+        step->getAttrOfType<StringAttr>(CkptDialect::kPlanAttrName).str();
     uint64_t smallest = UINT64_MAX;
     for (size_t dropped = 0;; ++dropped) {
       FailureOr<PlanEvaluation> plan = evaluatePlan(step);
@@ -85,7 +89,7 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
       if (peak->bytes <= *options.budget) {
         if (remarks) {
           InFlightDiagnostic remark = step.emitRemark();
-          remark << "strategy '" << strategy << "': simulated peak "
+          remark << "strategy '" << planned << "': simulated peak "
                  << formatBytes(peak->bytes) << " within the budget of "
                  << formatBytes(*options.budget);
           if (!kept.empty())
@@ -97,7 +101,7 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
       smallest = std::min(smallest, peak->bytes);
       if (dropped == kept.size())
         return step.emitOpError()
-               << "strategy '" << strategy << "' plans a simulated peak of "
+               << "strategy '" << planned << "' plans a simulated peak of "
                << formatBytes(peak->bytes) << ", above the budget of "
                << formatBytes(*options.budget)
                << "; the smallest budget this strategy meets is " << smallest

@@ -90,17 +90,25 @@ def CkptAutodiffPass : Pass<"ckpt-autodiff", "::mlir::ModuleOp"> {
 def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
   let summary = "Chooses which saved tensors of training steps are recomputed";
   let description = [{
-    Writes the plan of every training step as `ckpt.checkpoint` segments
-    around its forward ops. A forward value that backward reads is
-    *recomputed* when it is made inside a segment, by an op not marked
-    `ckpt.keep`, and no forward op outside that segment uses it; every other
-    saved value is *kept* — in particular each segment's inputs (its
-    boundary) and outputs, and the results of `ckpt.keep` ops.
+    Writes the plan of every training step. Stage strategies write it as
+    `ckpt.checkpoint` segments around forward ops: a forward value that
+    backward reads is *recomputed* when it is made inside a segment, by an
+    op not marked `ckpt.keep`, and no forward op outside that segment uses
+    it; every other saved value is *kept* — in particular each segment's
+    inputs (its boundary) and outputs, and the results of `ckpt.keep` ops.
+    `tensor` writes it per value, as marks (see ckpt-insert-recompute).
+    Both are one representation: segments convert into the marks' plan.
     `ckpt-insert-recompute` then materialises the plan.
 
     Strategies:
 
-    - `manual` (default): the segments the user wrote in the forward graph
+    - `auto` (default): with a budget, and no plan of the user's on the
+      step, the better of `tensor`'s and `dp`'s plans — the one whose
+      simulated peak fits with the fewest recompute FLOPs (then the lower
+      peak); `ckpt.plan` names the method and how it was found, as
+      `auto: tensor (optimal)`, `auto: tensor (at most 3.1% above the
+      optimum)` or `auto: dp`. Otherwise it is `manual`.
+    - `manual`: the segments the user wrote in the forward graph
       (`ckpt.checkpoint`, like `torch.utils.checkpoint`) are the plan. Every
       op in them must be recomputable: pure (no memory effect other than
       allocating its results), deterministic, and drawing randomness only
@@ -163,6 +171,25 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
       solve) it takes the best plan found and warns with its gap to the
       proven lower bound. A step of more than `ilp-max-stages` stages is an
       error pointing at dp and selective.
+    - `tensor`: a plan per tensor rather than per run of stages. Every
+      saved buffer (a forward value backward reads, with its views, made
+      by an op that may be recomputed) is kept or dropped; a dropped one
+      is recomputed right before its first backward reader, by a region
+      that clones what it needs and starts from kept values and earlier
+      regions' copies (so it may keep q, k and v of an attention block and
+      recompute only the scores and softmax, or keep one result of a
+      multi-result op). The choice is a mixed-integer program solved with
+      CBC whose memory rows follow the simulator: the unplanned timeline,
+      less each dropped buffer between its last forward reader and its
+      first backward one, plus what regions hold (their values while they
+      run, with exact lifetimes, and buffers they read beyond their last
+      use). Each solution is materialised and simulated, and one whose
+      simulated peak misses the budget is cut off and the program solved
+      again. The plan is written as `ckpt.recompute_at` and `ckpt.sites`
+      marks (see ckpt-insert-recompute). `ilp-seconds` and `ilp-nodes`
+      limit it as they limit ilp (a warning gives the gap; without any
+      plan by then, everything is kept). Without a budget it plans the
+      smallest peak it finds, then the fewest FLOPs within it.
 
     With `budget` (bytes: `24GiB`, `512MiB`, `800MB`, `1.5e9`), the plan's
     simulated peak (the memory simulator on the step with the plan
@@ -176,9 +203,9 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
     already has recompute regions is an error.
   }];
   let options = [
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"manual\"",
-           "Planning strategy: manual, none, uniform, sqrt, selective, dp "
-           "or ilp">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"auto\"",
+           "Planning strategy: auto (default), manual, none, uniform, "
+           "sqrt, selective, dp, ilp or tensor">,
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Largest simulated peak allowed, in bytes (24GiB, 512MiB, 1.5e9); "
            "empty: none">,
@@ -241,17 +268,43 @@ def CkptVerifyChainModelPass : Pass<"ckpt-verify-chain-model",
 def CkptInsertRecomputePass : Pass<"ckpt-insert-recompute", "::mlir::ModuleOp"> {
   let summary = "Materialises a plan: recompute regions replace recomputed saved tensors";
   let description = [{
-    For every checkpoint segment of a training step (innermost first), the
-    saved values the plan recomputes are computed again by one
-    `ckpt.recompute` region placed immediately before the first backward op
-    that reads any of them; backward reads are rewired to its results. The
-    region takes the kept values the recomputation starts from and holds
-    copies of only the forward ops those values depend on within the
-    segment, in forward order, with the same types and attributes — random
-    ops keep their random state and offsets, so the copies compute the
-    same bits. Segments disappear: their forward ops stay where they were,
-    and the recomputed forward values, no longer read by backward, die
-    after the forward.
+    A plan says, for each result of a forward op on its own, whether it is
+    kept or dropped, and where each dropped value is recomputed: at
+    *sites*, points right before backward ops. It is written on the step as
+    marks: `ckpt.recompute_at` on a forward op has one entry per result,
+    `unit` when it is kept, else an `array<i64>` of the ids of its sites;
+    `ckpt.sites = array<i64: ...>` on a backward op places those sites
+    right before it, in order. For example, recomputing an attention
+    block's softmax once for each of its two backward readers, from kept
+    q and k:
+
+    ```mlir
+    %s = ckpt.matmul %q, %kt {ckpt.recompute_at = [array<i64>]} : ...
+    %p = ckpt.softmax %s dim = 1 {ckpt.recompute_at = [array<i64: 1, 2>]} : ...
+    ...
+    %15 = ckpt.transpose %p permutation = [1, 0] {ckpt.backward, ckpt.sites = array<i64: 1>} : ...
+    %17 = ckpt.softmax_grad %14, %p dim = 1 {ckpt.backward, ckpt.sites = array<i64: 2>} : ...
+    ```
+
+    Each site becomes one `ckpt.recompute` region holding copies of the
+    forward ops its values depend on through dropped values, in forward
+    order, with the same types and attributes — random ops keep their
+    random state and offsets, so the copies compute the same bits. The
+    region takes kept values as they are, and a dropped value it does not
+    recompute itself from the latest earlier site that made it. A backward
+    op reads the copy of the latest site at or before it (the value itself
+    when none is). A dropped value with no sites (`array<i64>`) is one
+    regions recompute where they need it. Marks that do not fit together
+    (a site no op places, a site placed twice or before its value, a mark
+    on an op that may not be recomputed) are errors at the op, and a step
+    with both segments and marks is an error.
+
+    Checkpoint segments are the same plan written another way: for every
+    segment (innermost first), the saved values it recomputes are
+    recomputed at one site, immediately before the first backward op that
+    reads any of them, from the segment's ops that are not kept. Segments
+    disappear: their forward ops stay where they were, and the recomputed
+    forward values, no longer read by backward, die after the forward.
 
     Nested segments recompute level by level: an outer region recomputes
     the inputs of the inner segments' regions, which recompute the rest
