@@ -25,6 +25,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <chrono>
+#include <deque>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -243,6 +244,16 @@ FailureOr<PlanEvaluation> ckpt::evaluateOpPlan(func::FuncOp step,
 
 namespace {
 
+/// The most ops one region may clone: regions reach back through dropped
+/// values, and without a bound every region's program would span the
+/// step.
+constexpr size_t kMaxRegionOps = 96;
+
+/// Memory rows count MiB, not bytes: a power of two, so every byte count
+/// stays exact, and the solver's tolerances meet coefficients near one.
+double inUnits(int64_t bytes) { return std::ldexp(double(bytes), -20); }
+double inUnits(uint64_t bytes) { return std::ldexp(double(bytes), -20); }
+
 struct CbcDeleter {
   void operator()(Cbc_Model *model) const { Cbc_deleteModel(model); }
 };
@@ -270,21 +281,31 @@ private:
     double constant;
     SmallVector<Term> terms;
   };
-  /// A row `sum >= rhs` among the columns.
-  struct LowerRow {
+  /// A row `sum (sense) rhs` among the columns.
+  struct Row {
     SmallVector<Term> terms;
+    char sense;
     double rhs;
   };
+  struct Column {
+    bool integer;
+    double objective, lower, upper;
+  };
 
-  int addColumn(bool integer, double objective) {
-    columns.push_back({integer, objective});
+  int addColumn(bool integer, double objective, double lower = 0,
+                double upper = 1) {
+    columns.push_back({integer, objective, lower, upper});
     return static_cast<int>(columns.size()) - 1;
+  }
+  /// sum >= rhs.
+  void atLeast(SmallVector<Term> terms, double rhs) {
+    rows.push_back({std::move(terms), 'G', rhs});
   }
 
   size_t candidateCount;
-  std::vector<std::pair<bool, double>> columns;
+  std::vector<Column> columns;
   std::vector<MemoryRow> memory;
-  std::vector<LowerRow> lower;
+  std::vector<Row> rows;
   std::vector<std::vector<bool>> cuts;
 };
 
@@ -330,10 +351,12 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     Region &region = regions.emplace_back();
     region.at = at;
     // The ops a region here may clone: what its values depend on through
-    // ops that may be recomputed.
-    SmallVector<int> worklist;
-    auto reach = [&](int op) {
-      if (op >= 0 && m.recomputable[op] && !region.rc.count(op)) {
+    // ops that may be recomputed, nearest first, up to kMaxRegionOps (its
+    // values' own ops always).
+    std::deque<int> worklist;
+    auto reach = [&](int op, bool root) {
+      if (op >= 0 && m.recomputable[op] && !region.rc.count(op) &&
+          (root || region.rc.size() < kMaxRegionOps)) {
         region.rc[op] = -1;
         worklist.push_back(op);
       }
@@ -341,10 +364,13 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     for (int c : listedAt[at])
       for (Value member : candidates[c].members)
         if (m.readByBackward.contains(member))
-          reach(m.producer(member));
+          reach(m.producer(member), /*root=*/true);
     while (!worklist.empty()) {
-      int op = worklist.pop_back_val();
-      forEachInput(m.ops[op], [&](Value input) { reach(m.producer(input)); });
+      int op = worklist.front();
+      worklist.pop_front();
+      forEachInput(m.ops[op], [&](Value input) {
+        reach(m.producer(input), /*root=*/false);
+      });
     }
     for (auto &[op, column] : region.rc)
       column = addColumn(false, double(m.flops[op]));
@@ -356,8 +382,7 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     for (int c : listedAt[region.at])
       for (Value member : candidates[c].members)
         if (m.readByBackward.contains(member))
-          lower.push_back(
-              {{{region.rc.at(m.producer(member)), 1}, {c, -1}}, 0});
+          atLeast({{region.rc.at(m.producer(member)), 1}, {c, -1}}, 0);
     // Each cloned op's inputs: cloned too, or read where they are.
     for (auto &[op, column] : region.rc) {
       forEachInput(m.ops[op], [&](Value input) {
@@ -371,11 +396,17 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
         if (!m.recomputable[producer] ||
             (candidate == m.candidateOf.end() && !m.isIntermediate(input))) {
           if (shortLived)
-            lower.push_back({{{extend(buffer, site), 1}, {column, -1}}, 0});
+            atLeast({{extend(buffer, site), 1}, {column, -1}}, 0);
           return;
         }
+        // An input the region would clone beyond its reach may not be
+        // needed: then the op is not cloned, or the candidate not dropped.
+        auto cloned = region.rc.find(producer);
         if (candidate == m.candidateOf.end()) {
-          lower.push_back({{{region.rc.at(producer), 1}, {column, -1}}, 0});
+          if (cloned == region.rc.end())
+            atLeast({{column, -1}}, 0);
+          else
+            atLeast({{cloned->second, 1}, {column, -1}}, 0);
           return;
         }
         int c = candidate->second;
@@ -384,41 +415,65 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
           return;
         if (listed && m.firstReader[c] < region.at) {
           if (shortLived)
-            lower.push_back({{{extend(buffer, site), 1}, {column, -1}}, 0});
+            atLeast({{extend(buffer, site), 1}, {column, -1}}, 0);
           return;
         }
-        lower.push_back(
-            {{{region.rc.at(producer), 1}, {column, -1}, {c, -1}}, -1});
+        if (cloned == region.rc.end())
+          atLeast({{column, -1}, {c, -1}}, -1);
+        else
+          atLeast({{cloned->second, 1}, {column, -1}, {c, -1}}, -1);
         if (shortLived)
-          lower.push_back(
-              {{{extend(buffer, site), 1}, {column, -1}, {c, 1}}, 0});
+          atLeast({{extend(buffer, site), 1}, {column, -1}, {c, 1}}, 0);
       });
     }
   }
 
-  // Terms every point of the step's timeline and of the regions shares:
-  // drop[c] frees its bytes between its last forward reader and its first
-  // backward one; ext[b, s] holds b from its last use to the region at s.
-  auto planTerms = [&](MemoryRow &row, int at, bool inRegion) {
-    for (size_t c = 0; c < candidateCount; ++c)
-      if (m.lastForward[c] < at &&
-          (inRegion ? at <= m.firstReader[c] : at < m.firstReader[c]))
-        row.terms.push_back({int(c), -double(candidates[c].bytes)});
-    for (const Extension &extension : extensions) {
-      int regionAt = regions[extension.site].at;
-      if (m.lastUse.lookup(extension.buffer) < at &&
-          (inRegion ? at <= regionAt : at < regionAt))
-        row.terms.push_back(
-            {extension.column, double(m.bufferBytes.lookup(extension.buffer))});
-    }
+  // What the plan changes at each point of the step's timeline, a column
+  // per point defined by its change from the point before: drop[c] frees
+  // its bytes after its last forward reader up to its first backward one;
+  // ext[b, s] holds b from after its last use up to the region at s.
+  SmallVector<SmallVector<Term>> changeAt(m.end() + 1);
+  auto during = [&](int first, int end, Term term) {
+    if (first >= end)
+      return;
+    changeAt[first].push_back(term);
+    changeAt[end].push_back({term.first, -term.second});
   };
+  for (size_t c = 0; c < candidateCount; ++c)
+    during(m.lastForward[c] + 1, m.firstReader[c],
+           {int(c), -inUnits(candidates[c].bytes)});
+  for (const Extension &extension : extensions)
+    during(m.lastUse.lookup(extension.buffer) + 1,
+           regions[extension.site].at,
+           {extension.column, inUnits(m.bufferBytes.lookup(extension.buffer))});
+  const double infinity = std::numeric_limits<double>::max();
+  SmallVector<int> planned;
   for (int at = 0; at < m.end(); ++at) {
-    MemoryRow &row = memory.emplace_back();
-    row.constant = double(m.timeline[at + 1]);
-    planTerms(row, at, /*inRegion=*/false);
+    int column = addColumn(false, 0, -infinity, infinity);
+    SmallVector<Term> terms = {{column, 1}};
+    if (at > 0)
+      terms.push_back({planned.back(), -1});
+    for (auto [changed, bytes] : changeAt[at])
+      terms.push_back({changed, -bytes});
+    rows.push_back({std::move(terms), 'E', 0});
+    planned.push_back(column);
+    memory.push_back({inUnits(m.timeline[at + 1]), {{column, 1}}});
   }
+  // In a region, also its own values' buffers (which it remakes) and the
+  // buffers it holds to it.
+  auto planTerms = [&](MemoryRow &row, int site) {
+    int at = regions[site].at;
+    row.terms.push_back({planned[at], 1});
+    for (int c : listedAt[at])
+      if (m.lastForward[c] < at)
+        row.terms.push_back({c, -inUnits(candidates[c].bytes)});
+    for (const Extension &extension : extensions)
+      if (extension.site == site)
+        row.terms.push_back(
+            {extension.column, inUnits(m.bufferBytes.lookup(extension.buffer))});
+  };
   for (auto [siteIndex, region] : llvm::enumerate(regions)) {
-    double before = double(m.timeline[region.at + 1] -
+    double before = inUnits(m.timeline[region.at + 1] -
                            m.allocated[region.at] - m.scratch[region.at]);
     // Each value a cloned op makes, with the cloned ops reading it (or a
     // view of it), and whether it is listed here (then live to the end).
@@ -467,9 +522,9 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     for (auto &[op, column] : region.rc) {
       MemoryRow &row = memory.emplace_back();
       row.constant = before;
-      planTerms(row, region.at, /*inRegion=*/true);
+      planTerms(row, static_cast<int>(siteIndex));
       row.terms.push_back(
-          {column, double(m.allocated[op] + m.scratch[op])});
+          {column, inUnits(m.allocated[op] + m.scratch[op])});
       for (const Made &value : made) {
         if (value.op >= op || value.bytes == 0)
           continue;
@@ -478,16 +533,16 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
         if (!readLater && !value.listedBy)
           continue;
         int live = addColumn(false, 0);
-        row.terms.push_back({live, double(value.bytes)});
+        row.terms.push_back({live, inUnits(value.bytes)});
         int producerColumn = region.rc.at(value.op);
         for (int reader : value.readers)
           if (reader >= op)
-            lower.push_back({{{live, 1},
-                              {region.rc.at(reader), -1},
-                              {producerColumn, -1}},
-                             -1});
+            atLeast({{live, 1},
+                     {region.rc.at(reader), -1},
+                     {producerColumn, -1}},
+                    -1);
         if (value.listedBy)
-          lower.push_back({{{live, 1}, {*value.listedBy, -1}}, 0});
+          atLeast({{live, 1}, {*value.listedBy, -1}}, 0);
       }
     }
   }
@@ -496,35 +551,37 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
 OpProgram::Outcome
 OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
                  const std::optional<std::vector<bool>> &start) const {
-  std::unique_ptr<Cbc_Model, CbcDeleter> cbc(Cbc_newModel());
-  Cbc_setLogLevel(cbc.get(), 0);
-  for (auto [integer, objective] : columns)
-    Cbc_addCol(cbc.get(), "", 0, 1, budget ? objective : 0, integer, 0,
-               nullptr, nullptr);
+  // The whole matrix is loaded at once: CBC copies its matrix on every
+  // row added one at a time.
+  const double infinity = std::numeric_limits<double>::max();
+  std::vector<double> lower, upper, objective;
+  for (const Column &column : columns) {
+    lower.push_back(column.lower);
+    upper.push_back(column.upper);
+    objective.push_back(budget ? column.objective : 0);
+  }
   // Without a budget, the peak is a column to minimise.
   int peak = -1;
   if (!budget) {
-    peak = static_cast<int>(columns.size());
-    Cbc_addCol(cbc.get(), "", 0, std::numeric_limits<double>::max(), 1, 0, 0,
-               nullptr, nullptr);
+    peak = static_cast<int>(lower.size());
+    lower.push_back(0);
+    upper.push_back(infinity);
+    objective.push_back(1);
   }
-  std::vector<int> rowColumns;
-  std::vector<double> rowCoefficients;
+  std::vector<std::vector<std::pair<int, double>>> byColumn(lower.size());
+  std::vector<double> rowLower, rowUpper;
   auto addRow = [&](ArrayRef<Term> terms, char sense, double rhs) {
-    rowColumns.clear();
-    rowCoefficients.clear();
-    for (auto [column, coefficient] : terms) {
-      rowColumns.push_back(column);
-      rowCoefficients.push_back(coefficient);
-    }
-    Cbc_addRow(cbc.get(), "", static_cast<int>(rowColumns.size()),
-               rowColumns.data(), rowCoefficients.data(), sense, rhs);
+    int row = static_cast<int>(rowLower.size());
+    for (auto [column, coefficient] : terms)
+      byColumn[column].push_back({row, coefficient});
+    rowLower.push_back(sense == 'L' ? -infinity : rhs);
+    rowUpper.push_back(sense == 'G' ? infinity : rhs);
   };
-  for (const LowerRow &row : lower)
-    addRow(row.terms, 'G', row.rhs);
+  for (const Row &row : rows)
+    addRow(row.terms, row.sense, row.rhs);
   for (const MemoryRow &row : memory) {
     if (budget) {
-      addRow(row.terms, 'L', double(*budget) - row.constant);
+      addRow(row.terms, 'L', inUnits(*budget) - row.constant);
       continue;
     }
     SmallVector<Term> terms = row.terms;
@@ -540,6 +597,25 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
     }
     addRow(terms, 'G', 1 - ones);
   }
+  std::vector<CoinBigIndex> starts = {0};
+  std::vector<int> indices;
+  std::vector<double> values;
+  for (const auto &entries : byColumn) {
+    for (auto [row, value] : entries) {
+      indices.push_back(row);
+      values.push_back(value);
+    }
+    starts.push_back(static_cast<CoinBigIndex>(indices.size()));
+  }
+  std::unique_ptr<Cbc_Model, CbcDeleter> cbc(Cbc_newModel());
+  Cbc_setLogLevel(cbc.get(), 0);
+  Cbc_loadProblem(cbc.get(), static_cast<int>(lower.size()),
+                  static_cast<int>(rowLower.size()), starts.data(),
+                  indices.data(), values.data(), lower.data(), upper.data(),
+                  objective.data(), rowLower.data(), rowUpper.data());
+  for (auto [index, column] : llvm::enumerate(columns))
+    if (column.integer)
+      Cbc_setInteger(cbc.get(), static_cast<int>(index));
   if (start) {
     std::vector<int> startColumns;
     std::vector<double> startValues;
