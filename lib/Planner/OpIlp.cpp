@@ -228,8 +228,16 @@ FailureOr<PlanEvaluation> ckpt::evaluateOpPlan(func::FuncOp step,
   IRMapping mapping;
   OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
   OpPlan mapped;
-  for (const RecomputeSite &site : plan.sites)
-    mapped.sites.push_back({mapping.lookup(site.before), site.loc});
+  for (const RecomputeSite &site : plan.sites) {
+    RecomputeSite &copied =
+        mapped.sites.emplace_back(RecomputeSite{mapping.lookup(site.before),
+                                                site.loc});
+    if (site.scope) {
+      copied.scope.emplace();
+      for (Operation *op : *site.scope)
+        copied.scope->insert(mapping.lookup(op));
+    }
+  }
   for (auto &[value, sites] : plan.dropped)
     mapped.dropped[mapping.lookup(value)] = sites;
   materializeOpPlan(*copy, mapped);

@@ -155,6 +155,9 @@ bool ckpt::hasOpPlan(func::FuncOp step) {
 }
 
 void ckpt::writeOpPlan(func::FuncOp step, const OpPlan &plan) {
+  assert(llvm::none_of(plan.sites,
+                       [](const RecomputeSite &site) { return site.scope; }) &&
+         "marks have no scope; segments stay segments");
   eraseOpPlan(step);
   Builder builder(step.getContext());
   llvm::MapVector<Operation *, SmallVector<int64_t>> sitesAt;
@@ -238,6 +241,7 @@ FailureOr<OpPlan> ckpt::convertSegmentsToOpPlan(func::FuncOp step) {
   // each site's region reads from outside its segment; the values a site
   // already brings back for backward.
   SmallVector<Location> siteLocs;
+  SmallVector<llvm::DenseSet<Operation *>> scopes;
   DenseMap<Operation *, SmallVector<unsigned, 1>> sitesAt;
   SmallVector<Operation *> siteOp;
   DenseMap<Value, SmallVector<unsigned, 1>> regionReaders;
@@ -293,6 +297,10 @@ FailureOr<OpPlan> ckpt::convertSegmentsToOpPlan(func::FuncOp step) {
 
     unsigned site = siteLocs.size();
     siteLocs.push_back(segment.loc);
+    llvm::DenseSet<Operation *> &scope = scopes.emplace_back();
+    for (Operation *op : segment.topLevel)
+      if (!segment.kept.contains(op))
+        scope.insert(op);
     siteOp.push_back(firstOp);
     SmallVector<unsigned, 1> &order = sitesAt[firstOp];
     order.insert(order.begin() + std::min<size_t>(first->second, order.size()),
@@ -304,17 +312,10 @@ FailureOr<OpPlan> ckpt::convertSegmentsToOpPlan(func::FuncOp step) {
     RecomputeSlice slice =
         getRecomputeSlice(entry, recomputed, [&](Value value) {
           Operation *producer = value.getDefiningOp();
-          return producer && segment.ops.contains(producer) &&
-                 !segment.kept.contains(producer);
+          return producer && scope.contains(producer);
         });
     for (Value input : slice.inputs)
       regionReaders[input].push_back(site);
-    // What the region clones is dropped: regions that need it recompute it.
-    // (A value a later segment's forward ops read is kept for their
-    // regions unless its own segment's region clones it.)
-    for (Operation *op : slice.ops)
-      for (Value result : op->getResults())
-        dropped[result];
   }
 
   // Sites renumbered in program order.
@@ -323,7 +324,7 @@ FailureOr<OpPlan> ckpt::convertSegmentsToOpPlan(func::FuncOp step) {
   for (Operation &op : entry)
     for (unsigned site : sitesAt.lookup(&op)) {
       renumbered[site] = plan.sites.size();
-      plan.sites.push_back({&op, siteLocs[site]});
+      plan.sites.push_back({&op, siteLocs[site], std::move(scopes[site])});
     }
   for (Operation &op : entry)
     for (Value result : op.getResults()) {

@@ -55,9 +55,13 @@ void ckpt::materializeOpPlan(func::FuncOp step, const OpPlan &plan) {
     auto isEarlier = [&](unsigned other) { return other < index; };
     RecomputeSlice slice =
         getRecomputeSlice(entry, values, [&](Value value) {
-          return listed.contains(value) ||
-                 (plan.dropped.contains(value) &&
-                  !latestCopy(value, isEarlier));
+          if (listed.contains(value))
+            return true;
+          if (site.scope) {
+            Operation *producer = value.getDefiningOp();
+            return producer && site.scope->contains(producer);
+          }
+          return plan.dropped.contains(value) && !latestCopy(value, isEarlier);
         });
     SmallVector<Value> sources = llvm::map_to_vector(slice.inputs, [&](Value v) {
       Value copy = latestCopy(v, isEarlier);

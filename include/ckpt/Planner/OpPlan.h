@@ -12,6 +12,7 @@
 #define CKPT_PLANNER_OPPLAN_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -22,6 +23,10 @@ namespace ckpt {
 struct RecomputeSite {
   mlir::Operation *before;
   mlir::Location loc;
+  /// A checkpoint segment's site recomputes what its values need from its
+  /// segment's ops that are not kept, and takes everything else as it is
+  /// (or from an earlier site's copy), whether dropped or not.
+  std::optional<llvm::DenseSet<mlir::Operation *>> scope = std::nullopt;
 };
 
 /// What a plan does with the values a training step's forward ops make.
@@ -47,8 +52,8 @@ struct OpPlan {
 /// at the op whose marks are inconsistent or that may not be recomputed.
 mlir::FailureOr<OpPlan> readOpPlan(mlir::func::FuncOp step);
 
-/// Writes `plan` on `step` as the attributes readOpPlan reads, replacing
-/// any there; site ids are the sites' indices.
+/// Writes `plan` (whose sites have no scope) on `step` as the attributes
+/// readOpPlan reads, replacing any there; site ids are the sites' indices.
 void writeOpPlan(mlir::func::FuncOp step, const OpPlan &plan);
 
 /// Removes the attributes of an op-level plan from `step`.
@@ -61,9 +66,9 @@ bool hasOpPlan(mlir::func::FuncOp step);
 /// into the plan they mean, removing them: for each segment, innermost
 /// first, the values it makes that backward (or an inner segment's region)
 /// reads and that no forward op outside it uses are recomputed at one site
-/// before their first reader, from the segment's other ops that are not
-/// kept. Fails with errors at the ops that may not be recomputed, leaving
-/// `step` unchanged.
+/// before their first reader, scoped to the segment's other ops that are
+/// not kept. Fails with errors at the ops that may not be recomputed,
+/// leaving `step` unchanged.
 mlir::FailureOr<OpPlan> convertSegmentsToOpPlan(mlir::func::FuncOp step);
 
 /// What a region that recomputes `values` clones: the top-level ops of the
