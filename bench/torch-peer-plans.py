@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Peer plans: PyTorch 1.13's min-cut rematerialization partitioner
-(functorch aot_module) against ckpt-opt's dp planner on the model zoo.
+(functorch aot_module) against ckpt-opt's dp and tensor planners on the
+model zoo.
 
 For each model: what PyTorch saves for backward with no recompute
 (default_partition) and with the min-cut partitioner (its two settings),
-against ckpt-opt with no plan, dp at min-cut's saved bytes (the budget is
-our no-plan peak less the bytes by which our no-plan saved activations
-exceed the fewer min-cut saves), and dp's smallest peak.
+against ckpt-opt with no plan, dp and tensor at min-cut's saved bytes (the
+budget is our no-plan peak less the bytes by which our no-plan saved
+activations exceed the fewer min-cut saves), and their smallest peaks.
 Saved activation bytes exclude parameters and inputs; recompute FLOPs use
 docs/CostModel.md's counts on both sides. Dropout is off: PyTorch's
 decomposed dropout saves a mask, ours none, which would flatter us.
@@ -96,7 +97,11 @@ def main():
         for label, plan in (
                 (f"ckpt dp at min-cut's saved bytes (budget {budget} B)",
                  f"strategy=dp budget={budget}"),
-                ("ckpt dp, smallest peak", "strategy=dp")):
+                ("ckpt tensor at min-cut's saved bytes",
+                 f"strategy=tensor budget={budget} ilp-seconds=60"),
+                ("ckpt dp, smallest peak", "strategy=dp"),
+                ("ckpt tensor, smallest peak",
+                 "strategy=tensor ilp-seconds=60")):
             ours = ckpt_plan(ckpt_opt, text, plan)
             print(row.format(label, ours["saved"], ours["flops"],
                              f"{100 * ours['flops'] / ours['forward']:.1f}",
