@@ -12,7 +12,7 @@
 
 #include "ckpt/Planner/ChainIlp.h"
 
-#include "Cbc_C_Interface.h"
+#include "CbcSolve.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -35,10 +35,6 @@ struct Option {
 
 /// What a plan's chosen options are, for its no-good cut.
 using Choice = std::vector<int>;
-
-struct CbcDeleter {
-  void operator()(Cbc_Model *model) const { Cbc_deleteModel(model); }
-};
 
 struct SolveOutcome {
   /// The best solution's segments, when the solver found one.
@@ -85,7 +81,7 @@ private:
 SolveOutcome ChainProgram::solve(int64_t budget, double seconds, int64_t nodes,
                                  const std::optional<ChainPlan> &start) {
   size_t stages = model.getStageCount();
-  std::unique_ptr<Cbc_Model, CbcDeleter> cbc(Cbc_newModel());
+  CbcModel cbc(Cbc_newModel());
   Cbc_setLogLevel(cbc.get(), 0);
   const double infinity = std::numeric_limits<double>::max();
 
@@ -190,14 +186,7 @@ SolveOutcome ChainProgram::solve(int64_t budget, double seconds, int64_t nodes,
     Cbc_setMIPStartI(cbc.get(), static_cast<int>(startColumns.size()),
                      startColumns.data(), startValues.data());
   }
-  Cbc_setMaximumSeconds(cbc.get(), std::max(seconds, 0.01));
-  if (nodes > 0)
-    Cbc_setMaximumNodes(cbc.get(),
-                        static_cast<int>(std::min<int64_t>(nodes, INT32_MAX)));
-  // FLOPs are whole numbers: a gap below one is none.
-  Cbc_setAllowableGap(cbc.get(), 0.5);
-  Cbc_setAllowableFractionGap(cbc.get(), 0);
-  Cbc_solve(cbc.get());
+  solveWithin(cbc.get(), seconds, nodes);
 
   SolveOutcome outcome;
   outcome.proven = Cbc_status(cbc.get()) == 0;
@@ -213,11 +202,6 @@ SolveOutcome ChainProgram::solve(int64_t budget, double seconds, int64_t nodes,
     outcome.segments = std::move(segments);
   }
   return outcome;
-}
-
-double secondsSince(std::chrono::steady_clock::time_point begin) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-      .count();
 }
 
 } // namespace

@@ -18,15 +18,13 @@
 #include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 #include "ckpt/Planner/Segments.h"
 
-#include "Cbc_C_Interface.h"
+#include "CbcSolve.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/SetVector.h"
 
 #include <chrono>
-#include <deque>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 
@@ -223,33 +221,6 @@ OpPlan OpPlanSpace::getPlan(const std::vector<bool> &dropped) const {
   return plan;
 }
 
-FailureOr<PlanEvaluation> ckpt::evaluateOpPlan(func::FuncOp step,
-                                               const OpPlan &plan) {
-  IRMapping mapping;
-  OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
-  OpPlan mapped;
-  for (const RecomputeSite &site : plan.sites) {
-    RecomputeSite &copied =
-        mapped.sites.emplace_back(RecomputeSite{mapping.lookup(site.before),
-                                                site.loc});
-    if (site.scope) {
-      copied.scope.emplace();
-      for (Operation *op : *site.scope)
-        copied.scope->insert(mapping.lookup(op));
-    }
-  }
-  for (auto &[value, sites] : plan.dropped)
-    mapped.dropped[mapping.lookup(value)] = sites;
-  materializeOpPlan(*copy, mapped);
-  FailureOr<MemoryPeak> peak = simulateMemory(*copy, /*liveAtPeak=*/false);
-  if (failed(peak))
-    return failure();
-  FailureOr<StepCost> cost = computeStepCost(*copy);
-  if (failed(cost))
-    return failure();
-  return PlanEvaluation{std::move(*peak), *cost};
-}
-
 namespace {
 
 /// The most ops one region may clone: regions reach back through dropped
@@ -261,10 +232,6 @@ constexpr size_t kMaxRegionOps = 96;
 /// stays exact, and the solver's tolerances meet coefficients near one.
 double inUnits(int64_t bytes) { return std::ldexp(double(bytes), -20); }
 double inUnits(uint64_t bytes) { return std::ldexp(double(bytes), -20); }
-
-struct CbcDeleter {
-  void operator()(Cbc_Model *model) const { Cbc_deleteModel(model); }
-};
 
 /// The program of a plan space, built once; solves add the cuts so far.
 class OpProgram {
@@ -615,7 +582,7 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
     }
     starts.push_back(static_cast<CoinBigIndex>(indices.size()));
   }
-  std::unique_ptr<Cbc_Model, CbcDeleter> cbc(Cbc_newModel());
+  CbcModel cbc(Cbc_newModel());
   Cbc_setLogLevel(cbc.get(), 0);
   Cbc_loadProblem(cbc.get(), static_cast<int>(lower.size()),
                   static_cast<int>(rowLower.size()), starts.data(),
@@ -634,14 +601,7 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
     Cbc_setMIPStartI(cbc.get(), static_cast<int>(startColumns.size()),
                      startColumns.data(), startValues.data());
   }
-  Cbc_setMaximumSeconds(cbc.get(), std::max(seconds, 0.01));
-  if (nodes > 0)
-    Cbc_setMaximumNodes(cbc.get(),
-                        static_cast<int>(std::min<int64_t>(nodes, INT32_MAX)));
-  // FLOPs and bytes are whole numbers: a gap below one is none.
-  Cbc_setAllowableGap(cbc.get(), 0.5);
-  Cbc_setAllowableFractionGap(cbc.get(), 0);
-  Cbc_solve(cbc.get());
+  solveWithin(cbc.get(), seconds, nodes);
 
   Outcome outcome;
   outcome.proven = Cbc_status(cbc.get()) == 0;
@@ -653,11 +613,6 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
     outcome.dropped = std::move(dropped);
   }
   return outcome;
-}
-
-double secondsSince(std::chrono::steady_clock::time_point begin) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-      .count();
 }
 
 } // namespace

@@ -114,16 +114,42 @@ LogicalResult ckpt::materializePlan(func::FuncOp step) {
   return success();
 }
 
+/// The simulated memory (the peak and the timeline; callers do not read
+/// the live set) and the FLOPs of `copy`, a materialised plan.
+static FailureOr<PlanEvaluation> evaluateMaterialized(func::FuncOp copy) {
+  FailureOr<MemoryPeak> peak = simulateMemory(copy, /*liveAtPeak=*/false);
+  if (failed(peak))
+    return failure();
+  FailureOr<StepCost> cost = computeStepCost(copy);
+  if (failed(cost))
+    return failure();
+  return PlanEvaluation{std::move(*peak), *cost};
+}
+
 FailureOr<PlanEvaluation> ckpt::evaluatePlan(func::FuncOp step) {
   OwningOpRef<func::FuncOp> copy = step.clone();
   if (failed(materializePlan(*copy)))
     return failure();
-  // Callers read the peak, its timeline and the cost, not the live set.
-  FailureOr<MemoryPeak> peak = simulateMemory(*copy, /*liveAtPeak=*/false);
-  if (failed(peak))
-    return failure();
-  FailureOr<StepCost> cost = computeStepCost(*copy);
-  if (failed(cost))
-    return failure();
-  return PlanEvaluation{std::move(*peak), *cost};
+  return evaluateMaterialized(*copy);
+}
+
+FailureOr<PlanEvaluation> ckpt::evaluateOpPlan(func::FuncOp step,
+                                               const OpPlan &plan) {
+  IRMapping mapping;
+  OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
+  OpPlan mapped;
+  for (const RecomputeSite &site : plan.sites) {
+    RecomputeSite &copied =
+        mapped.sites.emplace_back(RecomputeSite{mapping.lookup(site.before),
+                                                site.loc});
+    if (site.scope) {
+      copied.scope.emplace();
+      for (Operation *op : *site.scope)
+        copied.scope->insert(mapping.lookup(op));
+    }
+  }
+  for (auto &[value, sites] : plan.dropped)
+    mapped.dropped[mapping.lookup(value)] = sites;
+  materializeOpPlan(*copy, mapped);
+  return evaluateMaterialized(*copy);
 }

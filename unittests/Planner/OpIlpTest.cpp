@@ -114,14 +114,8 @@ class OpIlpTest : public ::testing::TestWithParam<Case> {
 protected:
   void SetUp() override {
     context.loadDialect<CkptDialect, func::FuncDialect, arith::ArithDialect>();
-    module = parseSourceString<ModuleOp>(GetParam().forward, &context);
+    module = buildTrainingStep(context, GetParam().forward);
     ASSERT_TRUE(module);
-    PassManager pm(&context);
-    pm.addPass(createCkptThreadRngPass());
-    CkptAutodiffPassOptions options;
-    options.keepForward = false;
-    pm.addPass(createCkptAutodiffPass(options));
-    ASSERT_TRUE(succeeded(pm.run(*module)));
     step = *module->getOps<func::FuncOp>().begin();
   }
 
@@ -197,13 +191,8 @@ TEST(OpIlpRandomTest, FindsTheBruteForceOptimumOfRandomSkipSteps) {
   size_t varied = 0;
   for (int trial = 0; trial < 16; ++trial) {
     std::string text = randomDagStep(rng, 4 + trial % 7);
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    OwningOpRef<ModuleOp> module = buildTrainingStep(context, text);
     ASSERT_TRUE(module) << text;
-    PassManager pm(&context);
-    CkptAutodiffPassOptions options;
-    options.keepForward = false;
-    pm.addPass(createCkptAutodiffPass(options));
-    ASSERT_TRUE(succeeded(pm.run(*module))) << text;
     varied += checkAgainstBruteForce(*module->getOps<func::FuncOp>().begin(),
                                      text) > 1;
   }

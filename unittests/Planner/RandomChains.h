@@ -2,15 +2,21 @@
 //-*-===//
 //
 // Oracles the planner tests share: every single-level plan of a chain
-// model, chain models of random numbers, and random training steps with
-// skip connections.
+// model, chain models of random numbers, random training steps with
+// skip connections, and training steps built from forward graphs.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef CKPT_UNITTESTS_PLANNER_RANDOMCHAINS_H
 #define CKPT_UNITTESTS_PLANNER_RANDOMCHAINS_H
 
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 #include "ckpt/Planner/ChainDp.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <functional>
 #include <random>
@@ -122,6 +128,25 @@ inline std::string randomDagStep(std::mt19937_64 &rng, int ops) {
   return "func.func @dag(%x: " + act + params + ") -> tensor<f32> {\n" + body +
          "  %loss = ckpt.reduce_mean " + values.back() + " : " + act +
          " -> tensor<f32>\n  return %loss : tensor<f32>\n}\n";
+}
+
+/// `forward` parsed into `context` (which has the ckpt, func and arith
+/// dialects loaded) and made a training step by ckpt-thread-rng and
+/// ckpt-autodiff (without keeping the forward); null when either fails.
+inline mlir::OwningOpRef<mlir::ModuleOp>
+buildTrainingStep(mlir::MLIRContext &context, llvm::StringRef forward) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(forward, &context);
+  if (!module)
+    return nullptr;
+  mlir::PassManager pm(&context);
+  pm.addPass(createCkptThreadRngPass());
+  CkptAutodiffPassOptions options;
+  options.keepForward = false;
+  pm.addPass(createCkptAutodiffPass(options));
+  if (mlir::failed(pm.run(*module)))
+    return nullptr;
+  return module;
 }
 
 } // namespace ckpt

@@ -55,10 +55,6 @@ private:
   std::unique_ptr<Model> model;
 };
 
-/// `plan`, found on `step`, materialised on a copy and simulated.
-mlir::FailureOr<PlanEvaluation> evaluateOpPlan(mlir::func::FuncOp step,
-                                               const OpPlan &plan);
-
 struct OpIlpResult {
   /// The candidates the best fitting plan drops; none when no plan fits
   /// (or, at a limit, none was found).
