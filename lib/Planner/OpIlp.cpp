@@ -110,7 +110,9 @@ OpPlanSpace::build(func::FuncOp step) {
       return failure();
     model.bufferBytes[arg] = static_cast<int64_t>(*bytes);
   }
-  for (auto [index, op] : llvm::enumerate(model.ops)) {
+  // Plain loop variables where lambdas capture them.
+  for (int index = 0, end = model.end(); index < end; ++index) {
+    Operation *op = model.ops[index];
     bool backward = isBackwardOp(op);
     model.recomputable.push_back(!backward && whyNotRecomputable(op).empty());
     auto costed = dyn_cast<CostOpInterface>(op);
@@ -351,16 +353,17 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
       column = addColumn(false, double(m.flops[op]));
   }
 
-  for (auto [siteIndex, region] : llvm::enumerate(regions)) {
-    int site = static_cast<int>(siteIndex);
+  for (int site = 0, end = regions.size(); site < end; ++site) {
+    Region &region = regions[site];
     // Listed values come back here when dropped.
     for (int c : listedAt[region.at])
       for (Value member : candidates[c].members)
         if (m.readByBackward.contains(member))
           atLeast({{region.rc.at(m.producer(member)), 1}, {c, -1}}, 0);
     // Each cloned op's inputs: cloned too, or read where they are.
-    for (auto &[op, column] : region.rc) {
-      forEachInput(m.ops[op], [&](Value input) {
+    for (auto &cloned : region.rc) {
+      int column = cloned.second;
+      forEachInput(m.ops[cloned.first], [&](Value input) {
         int producer = m.producer(input);
         if (producer < 0)
           return;
@@ -376,12 +379,12 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
         }
         // An input the region would clone beyond its reach may not be
         // needed: then the op is not cloned, or the candidate not dropped.
-        auto cloned = region.rc.find(producer);
+        auto producerColumn = region.rc.find(producer);
         if (candidate == m.candidateOf.end()) {
-          if (cloned == region.rc.end())
+          if (producerColumn == region.rc.end())
             atLeast({{column, -1}}, 0);
           else
-            atLeast({{cloned->second, 1}, {column, -1}}, 0);
+            atLeast({{producerColumn->second, 1}, {column, -1}}, 0);
           return;
         }
         int c = candidate->second;
@@ -393,10 +396,10 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
             atLeast({{extend(buffer, site), 1}, {column, -1}}, 0);
           return;
         }
-        if (cloned == region.rc.end())
+        if (producerColumn == region.rc.end())
           atLeast({{column, -1}, {c, -1}}, -1);
         else
-          atLeast({{cloned->second, 1}, {column, -1}, {c, -1}}, -1);
+          atLeast({{producerColumn->second, 1}, {column, -1}, {c, -1}}, -1);
         if (shortLived)
           atLeast({{extend(buffer, site), 1}, {column, -1}, {c, 1}}, 0);
       });
@@ -447,7 +450,8 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
         row.terms.push_back(
             {extension.column, inUnits(m.bufferBytes.lookup(extension.buffer))});
   };
-  for (auto [siteIndex, region] : llvm::enumerate(regions)) {
+  for (int site = 0, end = regions.size(); site < end; ++site) {
+    const Region &region = regions[site];
     double before = inUnits(m.timeline[region.at + 1] -
                            m.allocated[region.at] - m.scratch[region.at]);
     // Each value a cloned op makes, with the cloned ops reading it (or a
@@ -481,12 +485,14 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
             m.firstReader[candidate->second] == region.at)
           value.listedBy = candidate->second;
       }
-    for (auto &[op, column] : region.rc)
+    for (auto &cloned : region.rc) {
+      int op = cloned.first;
       forEachInput(m.ops[op], [&](Value input) {
         auto it = madeIndex.find(input);
         if (it != madeIndex.end() && made[it->second].op < op)
           made[it->second].readers.push_back(op);
       });
+    }
     // A view member listed here keeps its buffer: listed by the candidate.
     for (int c : listedAt[region.at]) {
       auto it = madeIndex.find(candidates[c].members.front());
@@ -494,10 +500,11 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
         made[it->second].listedBy = c;
     }
 
-    for (auto &[op, column] : region.rc) {
+    for (auto &cloned : region.rc) {
+      int op = cloned.first, column = cloned.second;
       MemoryRow &row = memory.emplace_back();
       row.constant = before;
-      planTerms(row, static_cast<int>(siteIndex));
+      planTerms(row, site);
       row.terms.push_back(
           {column, inUnits(m.allocated[op] + m.scratch[op])});
       for (const Made &value : made) {

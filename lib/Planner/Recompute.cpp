@@ -46,7 +46,9 @@ void ckpt::materializeOpPlan(func::FuncOp step, const OpPlan &plan) {
     return nullptr;
   };
 
-  for (auto [index, site] : llvm::enumerate(plan.sites)) {
+  // Plain loop variables: the lambdas below capture them.
+  for (unsigned index = 0, end = plan.sites.size(); index < end; ++index) {
+    const RecomputeSite &site = plan.sites[index];
     SmallVector<Value> &values = atSite[index];
     if (values.empty())
       continue;
@@ -84,7 +86,7 @@ void ckpt::materializeOpPlan(func::FuncOp step, const OpPlan &plan) {
                     llvm::map_to_vector(
                         values, [&](Value v) { return mapping.lookup(v); }));
     for (auto [value, result] : llvm::zip_equal(values, region.getResults()))
-      copies[value].push_back({unsigned(index), result});
+      copies[value].push_back({index, result});
   }
 
   // Backward ops read the latest copy made before them; the regions made
