@@ -6,3 +6,5 @@
 # out-of-memory errors run the code users get.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_container_overflow=0:allocator_may_return_null=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Leaks inside third-party libraries are not ours to fix (scripts/lsan.supp).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lsan.supp}
