@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Peer plans: PyTorch 1.13's min-cut rematerialization partitioner
 (functorch aot_module) against ckpt-opt's dp and tensor planners on the
-model zoo.
+model zoo (MLP stack, GPT-2, Llama, U-Net, ResNet, FCN).
 
 For each model: what PyTorch saves for backward with no recompute
 (default_partition) and with the min-cut partitioner (its two settings),
@@ -30,9 +30,12 @@ sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "examples", "torch"))
 sys.path.insert(0, os.path.join(root, "bench"))
 import ckpt_import_torch  # noqa: E402
+import fcn  # noqa: E402
 import gpt2  # noqa: E402
 import llama  # noqa: E402
 import mlp_stack  # noqa: E402
+import resnet  # noqa: E402
+import unet  # noqa: E402
 from torch_min_cut import min_cut_plan  # noqa: E402
 
 
@@ -49,6 +52,13 @@ def models():
            lambda: llama.Llama(vocab=1024, context=128, layers=4, width=128,
                                heads=4, hidden=344),
            lambda: (tokens(1024, (4, 128)), tokens(1024, (4, 128))))
+    images = lambda: torch.randn(8, 3, 32, 32)  # noqa: E731
+    yield ("U-Net, widths 8/16/32, 8x3x32x32", lambda: unet.UNet(),
+           lambda: (images(), torch.randn(8, 3, 32, 32)))
+    yield ("ResNet-style, widths 16/32, 8x3x32x32", lambda: resnet.ResNet(),
+           lambda: (images(), tokens(10, (8,))))
+    yield ("FCN, width 16, 8x3x32x32", lambda: fcn.Fcn(),
+           lambda: (images(), tokens(5, (8, 32, 32))))
 
 
 def ckpt_plan(ckpt_opt, text, plan):
@@ -59,7 +69,15 @@ def ckpt_plan(ckpt_opt, text, plan):
     if run.returncode != 0:
         sys.exit(f"ckpt-opt --ckpt-pipeline={plan} failed:\n{run.stderr}")
     report = json.loads(run.stdout)[0]
-    return {"saved": report["saved_totals"]["activations"]["bytes"],
+    # Inputs (and views of them, whose bytes are theirs) are live throughout
+    # and PyTorch does not count them (primals); each buffer counts once.
+    inputs = {}
+    for tensor in report["saved_tensors"]:
+        buffer = tensor["views"] or tensor["producer"]
+        if tensor["kind"] == "activation" and buffer.startswith("argument"):
+            inputs[buffer] = tensor["bytes"]
+    inputs = sum(inputs.values())
+    return {"saved": report["saved_totals"]["activations"]["bytes"] - inputs,
             "flops": report["compute"]["recompute"]["flops"],
             "forward": report["compute"]["forward"]["flops"],
             "peak": report["peak"]["bytes"]}

@@ -18,8 +18,11 @@ mapped onto ckpt ops:
   element; cross_entropy is _log_softmax + nll_loss, so nll_loss_forward
   counts 0 (5 per logit in total) and nll_loss_backward 2 per element (with
   _log_softmax_backward_data, 6 per logit); embedding_dense_backward 1 per
-  accumulated element; views, copies, concatenation and tensor factories 0;
-  any other op 1 per result element.
+  accumulated element; convolution 2*N*OC*OH*OW*(C/groups)*KH*KW plus the
+  bias, convolution_backward as much per gradient it makes; batch norm 8
+  per input element, its backward 12; max and average pooling KH*KW per
+  output element; views, copies, concatenation, upsampling and tensor
+  factories 0; any other op 1 per result element.
 
 Runs with the system Python of Debian 12 (python3-torch 1.13, networkx).
 """
@@ -43,6 +46,7 @@ _PER_ELEMENT = {
 # Factors per element of the first operand (the output is smaller or a tuple).
 _PER_INPUT_ELEMENT = {
     "native_layer_norm": 8, "native_layer_norm_backward": 12,
+    "native_batch_norm": 8, "native_batch_norm_backward": 12,
     "sum": 1, "mean": 1, "amax": 1, "mse_loss": 3,
     "embedding_dense_backward": 1,
 }
@@ -52,6 +56,7 @@ _ZERO = {
     "stack", "embedding", "index_select", "zeros", "zeros_like", "ones",
     "ones_like", "full", "full_like", "new_zeros", "new_ones", "new_empty",
     "empty", "empty_like", "scalar_tensor", "lift_fresh_copy", "arange",
+    "upsample_nearest2d",
 }
 
 
@@ -99,6 +104,24 @@ def node_flops(node):
         lhs = ins[1] if name in ("addmm", "baddbmm") else ins[0]
         flops = 2 * _numel(out.shape) * int(lhs.shape[-1])  # batch*M*N outputs, K each
         return flops + (_numel(out.shape) if name in ("addmm", "baddbmm") else 0)
+    if name == "convolution":
+        # 2 x N x OC x OH x OW x (C / groups) x KH x KW, plus the bias.
+        flops = 2 * _numel(out.shape) * _numel(ins[1].shape[1:])
+        return flops + (_numel(out.shape) if node.args[2] is not None else 0)
+    if name == "convolution_backward":
+        # Each gradient it makes costs the forward's multiply-adds.
+        made = sum(1 for wanted in node.args[-1][:2] if wanted)
+        return made * 2 * _numel(ins[0].shape) * _numel(ins[2].shape[1:])
+    if name in ("max_pool2d_with_indices", "avg_pool2d"):
+        # max pooling returns (values, indices) without metadata: the
+        # output size from the window (floor mode, as the zoo uses).
+        kernel = list(node.args[1])
+        stride = list(node.args[2]) if len(node.args) > 2 and node.args[2] else kernel
+        padding = list(node.args[3]) if len(node.args) > 3 else [0, 0]
+        shape = list(ins[0].shape)
+        spatial = [(size + 2 * pad - k) // step + 1 for size, pad, k, step
+                   in zip(shape[-2:], padding, kernel, stride)]
+        return _numel(kernel) * _numel(shape[:-2] + spatial)
     if name in _ZERO:
         return 0
     if name in _PER_INPUT_ELEMENT:

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace ckpt;
@@ -58,15 +59,22 @@ std::string ckpt::whyNotSegmentable(Operation *op) {
   return "";
 }
 
-bool ckpt::isExpensiveToRecompute(Operation *op, unsigned flopsPerElement) {
+std::optional<uint64_t> ckpt::getFlopsPerElement(Operation *op) {
   auto cost = dyn_cast<CostOpInterface>(op);
   if (!cost)
-    return false;
+    return std::nullopt;
   uint64_t elements = 0;
   for (Type type : op->getResultTypes())
     if (auto shaped = dyn_cast<ShapedType>(type))
       elements += getStaticElementCount(shaped).value_or(0);
-  return elements && cost.getFlops() > uint64_t(flopsPerElement) * elements;
+  if (elements == 0)
+    return std::nullopt;
+  return llvm::divideCeil(cost.getFlops(), elements);
+}
+
+bool ckpt::isExpensiveToRecompute(Operation *op, unsigned flopsPerElement) {
+  std::optional<uint64_t> perElement = getFlopsPerElement(op);
+  return perElement && *perElement > flopsPerElement;
 }
 
 /// Whether `op` is one of `ops` or nested in one of them.

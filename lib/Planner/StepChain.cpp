@@ -139,6 +139,40 @@ SmallVector<Stage> isolateUnsegmentable(ArrayRef<Stage> stages) {
   return split;
 }
 
+/// The keep thresholds of a chain: `base`, then, ascending, the FLOPs per
+/// element of the ops in `stages` above it (each keeps the ops costlier
+/// than itself, so the costliest ops' own is left out: it keeps nothing),
+/// spread over the sorted costs when there are more than fit.
+SmallVector<unsigned> findKeepThresholds(ArrayRef<Stage> stages,
+                                         unsigned base) {
+  std::set<uint64_t> costs;
+  for (const Stage &stage : stages)
+    for (Operation *op : stage.ops)
+      if (std::optional<uint64_t> perElement = getFlopsPerElement(op);
+          perElement && *perElement > base &&
+          *perElement <= std::numeric_limits<unsigned>::max())
+        costs.insert(*perElement);
+  SmallVector<uint64_t> higher(costs.begin(), costs.end());
+  if (!higher.empty())
+    higher.pop_back();
+  SmallVector<unsigned> thresholds = {base};
+  size_t count = std::min(higher.size(), StepChain::kMaxKeepThresholds - 1);
+  for (size_t index = 0; index < count; ++index)
+    thresholds.push_back(
+        static_cast<unsigned>(higher[index * higher.size() / count]));
+  return thresholds;
+}
+
+/// How many of `thresholds` (ascending) `op`'s FLOPs per element exceed.
+uint8_t getKeepLevel(Operation *op, ArrayRef<unsigned> thresholds) {
+  std::optional<uint64_t> perElement = getFlopsPerElement(op);
+  uint8_t level = 0;
+  while (perElement && level < thresholds.size() &&
+         *perElement > thresholds[level])
+    ++level;
+  return level;
+}
+
 /// Range additions and range maxima over a sequence, each in O(log n): a
 /// segment tree whose inner nodes hold the largest value below them and
 /// what was added to all of their range.
@@ -281,21 +315,24 @@ public:
     llvm::SmallVector<int32_t, 4> operands, results;
     /// The forward stage, or -1 for a backward op.
     int32_t stage = -1;
-    bool view = false, expensive = false;
+    bool view = false;
+    /// How many keep thresholds its FLOPs per result element exceed.
+    uint8_t keepLevel = 0;
     uint64_t flops = 0;
     int64_t scratch = 0, allocated = 0;
   };
 
   StepLifetimes(func::FuncOp step, ArrayRef<Stage> stages,
                 ArrayRef<size_t> pointStages, const MemoryPeak &none,
-                unsigned expensiveFlopsPerElement);
+                ArrayRef<unsigned> keepThresholds);
 
   /// Each run of stages from `first` up to before `end` as the only
-  /// segment, keeping the results of expensive ops or not, to `record` with
+  /// segment, keeping the results of the ops above the first `keepLevel`
+  /// thresholds (none at 0), to `record` with
   /// its last stage. Each longer run changes what the shorter one did by the
   /// values it recomputes besides, so the runs from one stage cost about
   /// the run's ops and their uses, each in O(log ops), all together.
-  void sweepRuns(size_t first, size_t end, bool keepExpensive,
+  void sweepRuns(size_t first, size_t end, unsigned keepLevel,
                  llvm::function_ref<void(size_t, const ChainSegment &)> record);
 
 private:
@@ -365,7 +402,7 @@ private:
 StepLifetimes::StepLifetimes(func::FuncOp step, ArrayRef<Stage> stages,
                              ArrayRef<size_t> pointStages,
                              const MemoryPeak &none,
-                             unsigned expensiveFlopsPerElement) {
+                             ArrayRef<unsigned> keepThresholds) {
   Block &entry = step.getBody().front();
   DenseMap<Value, int32_t> valueIndex;
   DenseMap<Operation *, int32_t> opIndex;
@@ -385,7 +422,7 @@ StepLifetimes::StepLifetimes(func::FuncOp step, ArrayRef<Stage> stages,
       info.flops = costed.getFlops();
       info.scratch = static_cast<int64_t>(costed.getScratchBytes());
     }
-    info.expensive = isExpensiveToRecompute(&op, expensiveFlopsPerElement);
+    info.keepLevel = getKeepLevel(&op, keepThresholds);
     for (Value operand : op.getOperands())
       info.operands.push_back(valueIndex.lookup(operand));
     for (Value result : op.getResults()) {
@@ -499,11 +536,13 @@ StepLifetimes::StepLifetimes(func::FuncOp step, ArrayRef<Stage> stages,
 }
 
 void StepLifetimes::sweepRuns(
-    size_t first, size_t end, bool keepExpensive,
+    size_t first, size_t end, unsigned keepLevel,
     llvm::function_ref<void(size_t, const ChainSegment &)> record) {
   const int32_t opCount = ops.size();
   const int64_t kInactive = std::numeric_limits<int64_t>::min() / 4;
-  auto kept = [&](int32_t op) { return keepExpensive && ops[op].expensive; };
+  auto kept = [&](int32_t op) {
+    return keepLevel > 0 && ops[op].keepLevel >= keepLevel;
+  };
   ++stamp;
   atOps.reset(live);
   regionTree.reset(SmallVector<int64_t>(forwardOps.size(), kInactive));
@@ -794,37 +833,48 @@ StepChain::build(func::FuncOp step, unsigned expensiveFlopsPerElement,
 
   // Every run of stages that may be a segment, each way it may be one: a
   // run stops at the first stage with an op that may not be in a segment.
+  // Keeping above a threshold is a way of its own for a run only when the
+  // run has an op that the next threshold would not keep (no threshold
+  // after the last).
+  chain->thresholds = findKeepThresholds(chain->stages, expensiveFlopsPerElement);
   StepLifetimes lifetimes(step, chain->stages, chain->pointStages, *none,
-                          expensiveFlopsPerElement);
-  SmallVector<bool> segmentable, hasExpensive;
+                          chain->thresholds);
+  size_t levels = chain->thresholds.size();
+  SmallVector<bool> segmentable;
+  SmallVector<SmallVector<bool>> hasLevel;
   for (const Stage &stage : chain->stages) {
     segmentable.push_back(llvm::all_of(stage.ops, [](Operation *op) {
       return whyNotSegmentable(op).empty();
     }));
-    hasExpensive.push_back(llvm::any_of(stage.ops, [&](Operation *op) {
-      return isExpensiveToRecompute(op, expensiveFlopsPerElement);
-    }));
+    SmallVector<bool> &present = hasLevel.emplace_back(levels + 1, false);
+    for (Operation *op : stage.ops)
+      present[getKeepLevel(op, chain->thresholds)] = true;
   }
   chain->segments.resize(count);
+  chain->keepLevels.resize(count);
   for (size_t first = 0; first < count; ++first) {
     size_t end = first;
     while (end < count && segmentable[end])
       ++end;
     auto &fromFirst = chain->segments[first];
+    auto &levelsFromFirst = chain->keepLevels[first];
     fromFirst.resize(end - first);
-    lifetimes.sweepRuns(first, end, /*keepExpensive=*/false,
-                        [&](size_t last, const ChainSegment &segment) {
-                          fromFirst[last - first].push_back(segment);
-                        });
-    size_t firstExpensive = first;
-    while (firstExpensive < end && !hasExpensive[firstExpensive])
-      ++firstExpensive;
-    if (firstExpensive < end)
-      lifetimes.sweepRuns(first, end, /*keepExpensive=*/true,
+    levelsFromFirst.resize(end - first);
+    for (unsigned level = 0; level <= levels; ++level) {
+      size_t firstWithLevel = first;
+      while (level > 0 && firstWithLevel < end &&
+             !hasLevel[firstWithLevel][level])
+        ++firstWithLevel;
+      if (firstWithLevel == end)
+        continue;
+      lifetimes.sweepRuns(first, end, level,
                           [&](size_t last, const ChainSegment &segment) {
-                            if (last >= firstExpensive)
-                              fromFirst[last - first].push_back(segment);
+                            if (last < firstWithLevel)
+                              return;
+                            fromFirst[last - first].push_back(segment);
+                            levelsFromFirst[last - first].push_back(level);
                           });
+    }
   }
   chain->lowestPeaks.resize(count);
   for (auto [fromFirst, lowest] :
@@ -853,10 +903,18 @@ SmallVector<ChainSegment, 2> StepChain::getSegmentOptions(size_t first,
   return segments[first][last - first];
 }
 
+std::optional<unsigned>
+StepChain::getKeepThreshold(const PlannedSegment &segment) const {
+  unsigned level =
+      keepLevels[segment.first][segment.last - segment.first][segment.option];
+  if (level == 0)
+    return std::nullopt;
+  return thresholds[level - 1];
+}
+
 FailureOr<ChainSegment>
 ckpt::simulateChainRun(func::FuncOp step, const StepChain &chain, size_t first,
-                       size_t last, unsigned option,
-                       unsigned expensiveFlopsPerElement) {
+                       size_t last, unsigned option) {
   Block &entry = step.getBody().front();
   DenseMap<Operation *, size_t> position;
   for (Operation &op : entry.without_terminator())
@@ -866,9 +924,8 @@ ckpt::simulateChainRun(func::FuncOp step, const StepChain &chain, size_t first,
     return failure();
   IRMapping mapping;
   OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
-  writeChainPlan(mapStages(chain.getStages(), mapping),
-                 PlannedSegment{first, last, option}, expensiveFlopsPerElement,
-                 /*describe=*/false);
+  writeChainPlan(chain, mapStages(chain.getStages(), mapping),
+                 PlannedSegment{first, last, option}, /*describe=*/false);
   if (failed(materializePlan(*copy)))
     return failure();
   FailureOr<MemoryPeak> peak = simulateMemory(*copy, /*liveAtPeak=*/false);

@@ -131,17 +131,17 @@ findExpensiveOps(func::FuncOp step, unsigned threshold) {
   return expensive;
 }
 
-void ckpt::writeChainPlan(ArrayRef<Stage> stages,
-                          ArrayRef<PlannedSegment> segments,
-                          unsigned keepThreshold, bool describe) {
+void ckpt::writeChainPlan(const StepChain &chain, ArrayRef<Stage> stages,
+                          ArrayRef<PlannedSegment> segments, bool describe) {
   SmallVector<std::pair<size_t, size_t>> groups;
   for (const PlannedSegment &segment : segments) {
     groups.push_back({segment.first, segment.last});
-    if (segment.option != StepChain::kKeepExpensive)
+    std::optional<unsigned> threshold = chain.getKeepThreshold(segment);
+    if (!threshold)
       continue;
     for (size_t stage = segment.first; stage <= segment.last; ++stage)
       for (Operation *op : stages[stage].ops)
-        if (isExpensiveToRecompute(op, keepThreshold))
+        if (isExpensiveToRecompute(op, *threshold))
           op->setAttr(CkptDialect::kKeepAttrName,
                       UnitAttr::get(op->getContext()));
   }
@@ -151,12 +151,11 @@ void ckpt::writeChainPlan(ArrayRef<Stage> stages,
 /// The simulated peak of `segments` written on a copy of `step`, whose
 /// chain is `chain`; the largest peak when the plan cannot be evaluated.
 static int64_t simulateChainPlan(func::FuncOp step, const StepChain &chain,
-                                 ArrayRef<PlannedSegment> segments,
-                                 unsigned keepThreshold) {
+                                 ArrayRef<PlannedSegment> segments) {
   IRMapping mapping;
   OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
-  writeChainPlan(mapStages(chain.getStages(), mapping), segments,
-                 keepThreshold, /*describe=*/false);
+  writeChainPlan(chain, mapStages(chain.getStages(), mapping), segments,
+                 /*describe=*/false);
   FailureOr<PlanEvaluation> evaluated = evaluatePlan(*copy);
   if (failed(evaluated))
     return INT64_MAX;
@@ -229,8 +228,7 @@ planChainWith(func::FuncOp step, const StrategyOptions &options,
   if (chain.getStageCount() == 0)
     return candidate;
   auto simulate = [&](const ChainPlan &plan) {
-    return simulateChainPlan(step, chain, plan.segments,
-                             options.selectiveThreshold);
+    return simulateChainPlan(step, chain, plan.segments);
   };
 
   SmallVector<ChainPlan> front;
@@ -341,16 +339,15 @@ static LogicalResult planChain(func::FuncOp step,
   if (chain.getStageCount() == 0)
     return success();
   const ChainPlan &plan = best->plan;
-  writeChainPlan(chain.getStages(), plan.segments, options.selectiveThreshold,
-                 options.describe);
+  writeChainPlan(chain, chain.getStages(), plan.segments, options.describe);
   if (options.describe) {
     InFlightDiagnostic remark = step.emitRemark();
     remark << options.strategy << ": " << plan.segments.size()
            << " segments ("
            << llvm::count_if(plan.segments,
-                             [](const PlannedSegment &segment) {
-                               return segment.option ==
-                                      StepChain::kKeepExpensive;
+                             [&](const PlannedSegment &segment) {
+                               return chain.getKeepThreshold(segment)
+                                   .has_value();
                              })
            << " keeping expensive results) over " << chain.getStageCount()
            << " stages, peak "

@@ -243,8 +243,8 @@ TEST(ChainDpTest, FindsTheSimulatorsOptimumOfRandomSteps) {
     enumeratePlans(**chain, 0, plan, [&](const Segments &segments) {
       IRMapping mapping;
       OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
-      writeChainPlan(mapStages((*chain)->getStages(), mapping), segments,
-                     threshold, /*describe=*/false);
+      writeChainPlan(**chain, mapStages((*chain)->getStages(), mapping),
+                     segments, /*describe=*/false);
       FailureOr<PlanEvaluation> simulated = evaluatePlan(*copy);
       ASSERT_TRUE(succeeded(simulated));
       Scored scored{static_cast<int64_t>(simulated->peak.bytes),

@@ -205,8 +205,8 @@ TEST(ChainIlpTest, FindsTheSimulatorsOptimumOfRandomSkipSteps) {
     auto evaluate = [&](ArrayRef<PlannedSegment> segments) {
       IRMapping mapping;
       OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
-      writeChainPlan(mapStages((*chain)->getStages(), mapping), segments,
-                     threshold, /*describe=*/false);
+      writeChainPlan(**chain, mapStages((*chain)->getStages(), mapping),
+                     segments, /*describe=*/false);
       return evaluatePlan(*copy);
     };
     auto simulate = [&](const ChainPlan &plan) -> int64_t {

@@ -32,6 +32,10 @@ mlir::LogicalResult verifyNotMaterialized(mlir::func::FuncOp step);
 /// the step. Empty when it may, else why not.
 std::string whyNotSegmentable(mlir::Operation *op);
 
+/// `op`'s FLOPs per result element, rounded up; none when it has no cost
+/// or no static result elements.
+std::optional<uint64_t> getFlopsPerElement(mlir::Operation *op);
+
 /// Whether recomputing `op` costs more than `flopsPerElement` FLOPs per
 /// result element (matrix products at the default 64): the ops whose
 /// results selective planning keeps. Sizes must be static.

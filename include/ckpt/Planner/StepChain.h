@@ -3,8 +3,8 @@
 // The chain model of ChainDp.h for a training step, so that the dp search
 // optimises the memory simulator's peak. The step is simulated once with no
 // plan; each run of stages as the step's only segment (recomputing
-// everything, or, where the run has expensive ops, keeping their results)
-// then changes the lifetimes of only the buffers it recomputes or reads, so
+// everything, or keeping the results of the ops above one of a ladder of
+// FLOPs-per-element thresholds) then changes the lifetimes of only the buffers it recomputes or reads, so
 // its peak, freed bytes and FLOPs follow from that one timeline (range
 // maxima) and those buffers, without writing the plan. Every program point
 // is given to the stage whose plan decides its live bytes.
@@ -26,14 +26,18 @@ namespace ckpt {
 
 class StepChain : public ChainModel {
 public:
-  /// The segment options: recompute everything, or keep the results of the
-  /// ops above the expensive threshold (when the run has any).
-  static constexpr unsigned kRecomputeAll = 0, kKeepExpensive = 1;
+  /// The most keep thresholds the ladder has: each adds a way to recompute
+  /// every run, so the model's build time grows with their number.
+  static constexpr size_t kMaxKeepThresholds = 4;
 
   /// The chain of `step`, a training step without segments or recompute
   /// regions, cut where at most `maxCrossing` activations cross
-  /// (findStages); ops above `expensiveFlopsPerElement`
-  /// (isExpensiveToRecompute) may keep their results. Stages whose backward
+  /// (findStages). A run is recomputed entirely, or keeps the results of
+  /// the ops above a threshold of FLOPs per element (isExpensiveToRecompute):
+  /// `expensiveFlopsPerElement`, then higher ones at the costs of the
+  /// step's ops above it (at most kMaxKeepThresholds in all), so that
+  /// each run has the ways from keeping every matrix product to keeping
+  /// only the costliest, and the search picks per run. Stages whose backward
   /// ops interleave are merged, so that each program point belongs to one
   /// stage. Fails with an error at an op of unknown size, or at a step with
   /// recompute regions.
@@ -55,6 +59,12 @@ public:
   getSegmentOptions(size_t first, size_t last) const override;
   int64_t getLowestPeakFrom(size_t first, size_t last) const override;
 
+  /// The keep thresholds, ascending.
+  llvm::ArrayRef<unsigned> getKeepThresholds() const { return thresholds; }
+  /// The threshold above which `segment` keeps its ops' results; none when
+  /// it recomputes them all.
+  std::optional<unsigned> getKeepThreshold(const PlannedSegment &segment) const;
+
   /// The stages the model's indices refer to, ops of the step it was built
   /// on.
   llvm::ArrayRef<Stage> getStages() const { return stages; }
@@ -69,6 +79,10 @@ private:
   /// segments[first][last - first]; a run stops at the first stage that
   /// may not be recomputed.
   std::vector<std::vector<llvm::SmallVector<ChainSegment, 2>>> segments;
+  /// For each of those options, how many thresholds its kept ops exceed
+  /// (0: it recomputes everything).
+  std::vector<std::vector<llvm::SmallVector<uint8_t, 2>>> keepLevels;
+  llvm::SmallVector<unsigned> thresholds;
   /// lowestPeaks[first][last - first]: getLowestPeakFrom.
   std::vector<std::vector<int64_t>> lowestPeaks;
 };
@@ -77,10 +91,10 @@ private:
 /// copy of `step`, written as dp writes it, materialised and simulated: the
 /// peak at the run's points, the bytes fewer at the next stage's first op
 /// and the recompute FLOPs that the model predicts for that option.
-mlir::FailureOr<ChainSegment>
-simulateChainRun(mlir::func::FuncOp step, const StepChain &chain, size_t first,
-                 size_t last, unsigned option,
-                 unsigned expensiveFlopsPerElement);
+mlir::FailureOr<ChainSegment> simulateChainRun(mlir::func::FuncOp step,
+                                               const StepChain &chain,
+                                               size_t first, size_t last,
+                                               unsigned option);
 
 } // namespace ckpt
 

@@ -10,6 +10,7 @@
 
 #include "ckpt/Planner/ChainDp.h"
 #include "ckpt/Planner/Segments.h"
+#include "ckpt/Planner/StepChain.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -58,13 +59,12 @@ std::string checkStrategyOptions(const StrategyOptions &options);
 mlir::LogicalResult applyStrategy(mlir::func::FuncOp step,
                                   const StrategyOptions &options);
 
-/// Writes the plan `segments`, found on the chain `stages` (a StepChain's),
-/// marking `ckpt.keep` the ops above `keepThreshold` FLOPs per element in
-/// segments of option StepChain::kKeepExpensive; with `describe`, a remark
-/// per segment.
-void writeChainPlan(llvm::ArrayRef<Stage> stages,
-                    llvm::ArrayRef<PlannedSegment> segments,
-                    unsigned keepThreshold, bool describe);
+/// Writes the plan `segments` of `chain` on the stages `stages` (the
+/// chain's, or their copies made with mapStages): checkpoint segments,
+/// marking `ckpt.keep` the ops each keeps; with `describe`, a remark per
+/// segment.
+void writeChainPlan(const StepChain &chain, llvm::ArrayRef<Stage> stages,
+                    llvm::ArrayRef<PlannedSegment> segments, bool describe);
 
 /// The ops of `step` marked `ckpt.keep`, those whose results are cheapest
 /// to make again per byte first: the order in which a budget gives them

@@ -88,8 +88,9 @@ struct CheckpointPipelineOptions
       llvm::cl::init(1)};
   Option<unsigned> selectiveThreshold{
       *this, "selective-flops-per-element",
-      llvm::cl::desc("Selective keeps (and dp may keep) results that cost "
-                     "more FLOPs per element than this"),
+      llvm::cl::desc("Selective keeps results that cost more FLOPs per "
+                     "element than this; dp and ilp may keep, per run, those "
+                     "above it or above the cost of a costlier op"),
       llvm::cl::init(64)};
   Option<unsigned> stageCrossings{
       *this, "stage-crossings",

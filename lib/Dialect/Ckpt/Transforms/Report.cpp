@@ -393,6 +393,14 @@ llvm::json::Value toJson(const StepReport &report) {
     llvm::json::Array consumers;
     for (Operation *consumer : tensor.consumers)
       consumers.push_back(consumer->getName().getStringRef());
+    // A view's memory is its source's: an input's, for instance, which no
+    // plan frees.
+    llvm::json::Value views = nullptr;
+    if (tensor.buffer != tensor.value) {
+      auto arg = dyn_cast<BlockArgument>(tensor.buffer);
+      views = arg ? "argument " + std::to_string(arg.getArgNumber())
+                  : report.name(tensor.buffer);
+    }
     tensors.push_back(llvm::json::Object{
         {"kind", getValueKindName(tensor.kind)},
         {"producer", report.producerText(tensor)},
@@ -403,6 +411,7 @@ llvm::json::Value toJson(const StepReport &report) {
         {"dtype", elementText(tensor.value.getType())},
         {"bytes", static_cast<int64_t>(tensor.bytes)},
         {"consumers", std::move(consumers)},
+        {"views", std::move(views)},
         {"decision", decideSavedTensor(report.step, tensor)},
     });
   }

@@ -46,9 +46,10 @@ struct StepSweep {
 };
 
 /// A dp plan's segments as ranges of its chain's stages, numbered from 0
-/// as ckpt-plan's remarks number them, `:keep` where the segment keeps
-/// expensive results: `2-4,7:keep`, or `none`.
-std::string describeSegments(const ChainPlan &plan) {
+/// as ckpt-plan's remarks number them, `:keep>N` where the segment keeps
+/// the results of ops above N FLOPs per element: `2-4,7:keep>64`, or
+/// `none`.
+std::string describeSegments(const StepChain &chain, const ChainPlan &plan) {
   if (plan.segments.empty())
     return "none";
   std::string text;
@@ -58,8 +59,8 @@ std::string describeSegments(const ChainPlan &plan) {
     text += std::to_string(segment.first);
     if (segment.last != segment.first)
       text += "-" + std::to_string(segment.last);
-    if (segment.option == StepChain::kKeepExpensive)
-      text += ":keep";
+    if (std::optional<unsigned> threshold = chain.getKeepThreshold(segment))
+      text += ":keep>" + std::to_string(*threshold);
   }
   return text;
 }
@@ -148,9 +149,10 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
         IRMapping mapping;
         OwningOpRef<func::FuncOp> copy =
             cast<func::FuncOp>((*flat)->clone(mapping));
-        writeChainPlan(mapStages((*chain)->getStages(), mapping),
-                       plan.segments, selectiveThreshold, false);
-        if (failed(evaluate(*copy, "segments=" + describeSegments(plan))))
+        writeChainPlan(**chain, mapStages((*chain)->getStages(), mapping),
+                       plan.segments, /*describe=*/false);
+        if (failed(evaluate(*copy,
+                            "segments=" + describeSegments(**chain, plan))))
           return failure();
       }
     } else {

@@ -215,8 +215,9 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
            "(at least 1)">,
     Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
            /*default=*/"64",
-           "Selective keeps (and dp may keep) results that cost more FLOPs "
-           "per element than this">,
+           "Selective keeps results that cost more FLOPs per element than "
+           "this; dp and ilp may keep, per run, those above it or above the "
+           "cost of a costlier op">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Also emit a remark per planned segment (its stages) and one with "
            "the plan's simulated peak under the budget">,
@@ -260,7 +261,7 @@ def CkptVerifyChainModelPass : Pass<"ckpt-verify-chain-model",
     Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
            /*default=*/"64",
            "Runs may keep the results of ops above this many FLOPs per "
-           "element">
+           "element, or above the cost of a costlier op">
   ];
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
@@ -345,8 +346,9 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
            "ilp, none or manual">,
     Option<"selectiveThreshold", "selective-flops-per-element", "unsigned",
            /*default=*/"64",
-           "Selective keeps (and dp may keep) results that cost more FLOPs "
-           "per element than this">,
+           "Selective keeps results that cost more FLOPs per element than "
+           "this; dp and ilp may keep, per run, those above it or above the "
+           "cost of a costlier op">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the JSON to ('-' for standard output)">,
     Option<"svg", "svg", "std::string", /*default=*/"\"\"",
