@@ -1,11 +1,12 @@
 //===- OpIlp.cpp - op-level plans on the fixed schedule, exactly ---------===//
 //
-// The program: a binary drop[c] per candidate; per potential site s (a
-// backward op some candidate is first read by) and op o that a region there
-// may clone, rc[o,s] (o runs in the region); ext[b,s] (a buffer read by the
-// region at s lives on to it); live[v,o,s] (a value the region makes is
-// live while its op o runs). Given drop, the others are forced to their
-// least values, so only drop is integer. Memory rows take the unplanned
+// The program: a binary drop[c] per candidate, and early[c,s] per earlier
+// site s it may come back at instead of its first reader's; per potential
+// site s (a backward op some candidate is first read by) and op o that a
+// region there may clone, rc[o,s] (o runs in the region); ext[b,s] (a
+// buffer read by the region at s lives on to it); live[v,o,s] (a value the
+// region makes is live while its op o runs). Given the binaries, the
+// others are forced to their least values. Memory rows take the unplanned
 // timeline and change it by exactly what the plan changes.
 //
 //===----------------------------------------------------------------------===//
@@ -27,6 +28,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace ckpt;
@@ -54,6 +56,10 @@ struct OpPlanSpace::Model {
   /// Per candidate: its last forward reader (or its definition) and its
   /// first backward reader.
   SmallVector<int> lastForward, firstReader;
+  /// Potential sites (the candidates' first readers), ascending, and the
+  /// ops a region at each may clone, ascending.
+  SmallVector<int> sitePositions;
+  std::vector<SmallVector<int>> reach;
 
   int end() const { return static_cast<int>(ops.size()); }
   Value buffer(Value value) const { return bufferOf.lookup(value); }
@@ -72,6 +78,16 @@ struct OpPlanSpace::Model {
 };
 
 OpPlanSpace::~OpPlanSpace() = default;
+
+/// The most ops one region may clone: regions reach back through dropped
+/// values, and without a bound every region's program would span the
+/// step.
+constexpr size_t kMaxRegionOps = 96;
+
+/// The most earlier sites a candidate may come back at besides its first
+/// reader's: the nearest ones whose regions may clone it (each is a binary
+/// of the program).
+constexpr size_t kMaxEarlierSites = 2;
 
 /// Calls `each` with every operand of `op` and of the ops nested in it
 /// that is defined outside it.
@@ -181,16 +197,73 @@ OpPlanSpace::build(func::FuncOp step) {
     space->candidates.push_back(
         {values, static_cast<uint64_t>(model.bufferBytes.lookup(buffer))});
   }
+
+  // Each potential site's reach: what its values depend on through ops that
+  // may be recomputed, nearest first, up to kMaxRegionOps (its values' own
+  // ops always).
+  std::map<int, SmallVector<int>> listedAt;
+  for (auto [c, candidate] : llvm::enumerate(space->candidates))
+    listedAt[model.firstReader[c]].push_back(static_cast<int>(c));
+  auto listedProducers = [&](const Candidate &candidate) {
+    SmallVector<int, 1> producers;
+    for (Value member : candidate.members)
+      if (model.readByBackward.contains(member))
+        producers.push_back(model.producer(member));
+    return producers;
+  };
+  for (auto &[at, listed] : listedAt) {
+    model.sitePositions.push_back(at);
+    std::set<int> ops;
+    std::deque<int> worklist;
+    auto add = [&](int op, bool root) {
+      if (op >= 0 && model.recomputable[op] && !ops.count(op) &&
+          (root || ops.size() < kMaxRegionOps)) {
+        ops.insert(op);
+        worklist.push_back(op);
+      }
+    };
+    for (int c : listed)
+      for (int op : listedProducers(space->candidates[c]))
+        add(op, /*root=*/true);
+    while (!worklist.empty()) {
+      int op = worklist.front();
+      worklist.pop_front();
+      forEachInput(model.ops[op], [&](Value input) {
+        add(model.producer(input), /*root=*/false);
+      });
+    }
+    model.reach.emplace_back(ops.begin(), ops.end());
+  }
+  // Each candidate's sites: the nearest earlier ones whose regions may
+  // clone all it brings back, then its first reader's.
+  for (size_t c = 0; c < space->candidates.size(); ++c) {
+    Candidate &candidate = space->candidates[c];
+    SmallVector<int, 1> producers = listedProducers(candidate);
+    for (size_t site = model.sitePositions.size(); site-- > 0;) {
+      int at = model.sitePositions[site];
+      if (at >= model.firstReader[c])
+        continue;
+      if (candidate.sites.size() == kMaxEarlierSites)
+        break;
+      ArrayRef<int> ops = model.reach[site];
+      if (llvm::all_of(producers, [&](int op) {
+            return std::binary_search(ops.begin(), ops.end(), op);
+          }))
+        candidate.sites.push_back(at);
+    }
+    std::reverse(candidate.sites.begin(), candidate.sites.end());
+    candidate.sites.push_back(model.firstReader[c]);
+  }
   return space;
 }
 
-OpPlan OpPlanSpace::getPlan(const std::vector<bool> &dropped) const {
+OpPlan OpPlanSpace::getPlan(const Choice &choice) const {
   const Model &m = *model;
   OpPlan plan;
   std::map<int, unsigned> siteAt;
-  for (auto [index, drop] : llvm::enumerate(dropped))
-    if (drop)
-      siteAt[m.firstReader[index]];
+  for (int at : choice)
+    if (at >= 0)
+      siteAt[at];
   for (auto &[at, site] : siteAt) {
     site = plan.sites.size();
     plan.sites.push_back({m.ops[at], m.ops[at]->getLoc()});
@@ -206,12 +279,13 @@ OpPlan OpPlanSpace::getPlan(const std::vector<bool> &dropped) const {
           plan.dropped[result];
         continue;
       }
-      if (!dropped[candidate->second])
+      int comesBackAt = choice[candidate->second];
+      if (comesBackAt < 0)
         continue;
       SmallVector<unsigned, 1> &sites = plan.dropped[result];
       if (!m.readByBackward.contains(result))
         continue;
-      unsigned site = siteAt.at(m.firstReader[candidate->second]);
+      unsigned site = siteAt.at(comesBackAt);
       sites.push_back(site);
       // A region is named after the first value it brings back.
       if (!located[site]) {
@@ -225,11 +299,6 @@ OpPlan OpPlanSpace::getPlan(const std::vector<bool> &dropped) const {
 
 namespace {
 
-/// The most ops one region may clone: regions reach back through dropped
-/// values, and without a bound every region's program would span the
-/// step.
-constexpr size_t kMaxRegionOps = 96;
-
 /// Memory rows count MiB, not bytes: a power of two, so every byte count
 /// stays exact, and the solver's tolerances meet coefficients near one.
 double inUnits(int64_t bytes) { return std::ldexp(double(bytes), -20); }
@@ -242,14 +311,14 @@ public:
 
   /// Minimises recompute FLOPs within `budget`, or, without one, the peak.
   struct Outcome {
-    std::optional<std::vector<bool>> dropped;
+    std::optional<OpPlanSpace::Choice> choice;
     bool proven = false;
     double bound = 0;
   };
   Outcome solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
-                const std::optional<std::vector<bool>> &start) const;
+                const std::optional<OpPlanSpace::Choice> &start) const;
 
-  void cut(const std::vector<bool> &dropped) { cuts.push_back(dropped); }
+  void cut(const OpPlanSpace::Choice &choice) { cuts.push_back(choice); }
 
 private:
   using Term = std::pair<int, double>;
@@ -268,6 +337,10 @@ private:
     bool integer;
     double objective, lower, upper;
   };
+  /// A candidate coming back at an earlier site: its column.
+  struct Early {
+    int site, at, column;
+  };
 
   int addColumn(bool integer, double objective, double lower = 0,
                 double upper = 1) {
@@ -278,28 +351,73 @@ private:
   void atLeast(SmallVector<Term> terms, double rhs) {
     rows.push_back({std::move(terms), 'G', rhs});
   }
+  /// The binaries' values that stand for `choice`: drop[c] (column c) and
+  /// early[c, s].
+  std::vector<std::pair<int, double>>
+  getBinaries(const OpPlanSpace::Choice &choice) const;
 
   size_t candidateCount;
+  SmallVector<int> firstReader;
+  /// Per candidate, its earlier sites' columns.
+  std::vector<SmallVector<Early, 2>> early;
   std::vector<Column> columns;
   std::vector<MemoryRow> memory;
   std::vector<Row> rows;
-  std::vector<std::vector<bool>> cuts;
+  std::vector<OpPlanSpace::Choice> cuts;
 };
 
 OpProgram::OpProgram(const OpPlanSpace &space) {
   const OpPlanSpace::Model &m = space.getModel();
   ArrayRef<OpPlanSpace::Candidate> candidates = space.getCandidates();
   candidateCount = candidates.size();
+  firstReader = m.firstReader;
   for (size_t c = 0; c < candidateCount; ++c)
     addColumn(/*integer=*/true, 0);
-
-  // Potential sites: each candidate's first backward reader.
-  std::map<int, SmallVector<int>> listedAt;
-  for (size_t c = 0; c < candidateCount; ++c)
-    listedAt[m.firstReader[c]].push_back(static_cast<int>(c));
-  SmallVector<int> sitePositions;
-  for (auto &entry : listedAt)
-    sitePositions.push_back(entry.first);
+  DenseMap<int, int> siteOf;
+  for (auto [site, at] : llvm::enumerate(m.sitePositions))
+    siteOf[at] = static_cast<int>(site);
+  // Per site, the candidates whose first reader it is and those that may
+  // come back there earlier.
+  std::vector<SmallVector<int>> listedAt(m.sitePositions.size());
+  std::vector<SmallVector<std::pair<int, int>>> earlyAt(m.sitePositions.size());
+  early.resize(candidateCount);
+  for (size_t c = 0; c < candidateCount; ++c) {
+    listedAt[siteOf.at(m.firstReader[c])].push_back(static_cast<int>(c));
+    SmallVector<Term> choices = {{int(c), 1}};
+    for (int at : ArrayRef<int>(candidates[c].sites).drop_back()) {
+      int site = siteOf.at(at);
+      int column = addColumn(/*integer=*/true, 0);
+      early[c].push_back({site, at, column});
+      earlyAt[site].push_back({static_cast<int>(c), column});
+      choices.push_back({column, -1});
+    }
+    // At most one earlier site, and only when dropped.
+    if (choices.size() > 1)
+      atLeast(std::move(choices), 0);
+  }
+  // drop[c] less its earlier sites: it comes back at its first reader.
+  auto atFirstReader = [&](int c, double sign) {
+    SmallVector<Term> terms = {{c, sign}};
+    for (const Early &earlier : early[c])
+      terms.push_back({earlier.column, -sign});
+    return terms;
+  };
+  // The earlier-site columns of `c` at or before the region at `at`: with
+  // one of them set, the region reads c's copy.
+  auto backBy = [&](int c, int at) {
+    SmallVector<Term> terms;
+    for (const Early &earlier : early[c])
+      if (earlier.at <= at)
+        terms.push_back({earlier.column, 1});
+    return terms;
+  };
+  auto listedProducers = [&](int c) {
+    SmallVector<int, 1> producers;
+    for (Value member : candidates[c].members)
+      if (m.readByBackward.contains(member))
+        producers.push_back(m.producer(member));
+    return producers;
+  };
 
   // ext[buffer, site]: columns, and the sites they reach.
   DenseMap<std::pair<Value, int>, int> extColumn;
@@ -324,42 +442,26 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     std::map<int, int> rc;
   };
   std::vector<Region> regions;
-  for (int at : sitePositions) {
+  for (auto [site, at] : llvm::enumerate(m.sitePositions)) {
     Region &region = regions.emplace_back();
     region.at = at;
-    // The ops a region here may clone: what its values depend on through
-    // ops that may be recomputed, nearest first, up to kMaxRegionOps (its
-    // values' own ops always).
-    std::deque<int> worklist;
-    auto reach = [&](int op, bool root) {
-      if (op >= 0 && m.recomputable[op] && !region.rc.count(op) &&
-          (root || region.rc.size() < kMaxRegionOps)) {
-        region.rc[op] = -1;
-        worklist.push_back(op);
-      }
-    };
-    for (int c : listedAt[at])
-      for (Value member : candidates[c].members)
-        if (m.readByBackward.contains(member))
-          reach(m.producer(member), /*root=*/true);
-    while (!worklist.empty()) {
-      int op = worklist.front();
-      worklist.pop_front();
-      forEachInput(m.ops[op], [&](Value input) {
-        reach(m.producer(input), /*root=*/false);
-      });
-    }
-    for (auto &[op, column] : region.rc)
-      column = addColumn(false, double(m.flops[op]));
+    for (int op : m.reach[site])
+      region.rc[op] = addColumn(false, double(m.flops[op]));
   }
 
   for (int site = 0, end = regions.size(); site < end; ++site) {
     Region &region = regions[site];
-    // Listed values come back here when dropped.
-    for (int c : listedAt[region.at])
-      for (Value member : candidates[c].members)
-        if (m.readByBackward.contains(member))
-          atLeast({{region.rc.at(m.producer(member)), 1}, {c, -1}}, 0);
+    // Values come back here when dropped and not brought back earlier, or
+    // when brought back early here.
+    for (int c : listedAt[site])
+      for (int op : listedProducers(c)) {
+        SmallVector<Term> terms = atFirstReader(c, -1);
+        terms.push_back({region.rc.at(op), 1});
+        atLeast(std::move(terms), 0);
+      }
+    for (auto [c, column] : earlyAt[site])
+      for (int op : listedProducers(c))
+        atLeast({{region.rc.at(op), 1}, {column, -1}}, 0);
     // Each cloned op's inputs: cloned too, or read where they are.
     for (auto &cloned : region.rc) {
       int column = cloned.second;
@@ -396,10 +498,14 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
             atLeast({{extend(buffer, site), 1}, {column, -1}}, 0);
           return;
         }
-        if (producerColumn == region.rc.end())
-          atLeast({{column, -1}, {c, -1}}, -1);
-        else
-          atLeast({{producerColumn->second, 1}, {column, -1}, {c, -1}}, -1);
+        // Dropped and not brought back by now: cloned here. (A value
+        // brought back at this site is made here anyway.)
+        SmallVector<Term> terms = {{column, -1}, {c, -1}};
+        if (listed)
+          llvm::append_range(terms, backBy(c, region.at));
+        if (producerColumn != region.rc.end())
+          terms.push_back({producerColumn->second, 1});
+        atLeast(std::move(terms), -1);
         if (shortLived)
           atLeast({{extend(buffer, site), 1}, {column, -1}, {c, 1}}, 0);
       });
@@ -408,8 +514,9 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
 
   // What the plan changes at each point of the step's timeline, a column
   // per point defined by its change from the point before: drop[c] frees
-  // its bytes after its last forward reader up to its first backward one;
-  // ext[b, s] holds b from after its last use up to the region at s.
+  // its bytes after its last forward reader up to its first backward one,
+  // early[c, s] holds them again from s on; ext[b, s] holds b from after
+  // its last use up to the region at s.
   SmallVector<SmallVector<Term>> changeAt(m.end() + 1);
   auto during = [&](int first, int end, Term term) {
     if (first >= end)
@@ -417,9 +524,12 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     changeAt[first].push_back(term);
     changeAt[end].push_back({term.first, -term.second});
   };
-  for (size_t c = 0; c < candidateCount; ++c)
-    during(m.lastForward[c] + 1, m.firstReader[c],
-           {int(c), -inUnits(candidates[c].bytes)});
+  for (size_t c = 0; c < candidateCount; ++c) {
+    double bytes = inUnits(candidates[c].bytes);
+    during(m.lastForward[c] + 1, m.firstReader[c], {int(c), -bytes});
+    for (const Early &earlier : early[c])
+      during(earlier.at, m.firstReader[c], {earlier.column, bytes});
+  }
   for (const Extension &extension : extensions)
     during(m.lastUse.lookup(extension.buffer) + 1,
            regions[extension.site].at,
@@ -437,14 +547,17 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     planned.push_back(column);
     memory.push_back({inUnits(m.timeline[at + 1]), {{column, 1}}});
   }
-  // In a region, also its own values' buffers (which it remakes) and the
-  // buffers it holds to it.
+  // In a region, also the buffers of the values it brings back (which it
+  // remakes) and the buffers it holds to it.
   auto planTerms = [&](MemoryRow &row, int site) {
     int at = regions[site].at;
     row.terms.push_back({planned[at], 1});
-    for (int c : listedAt[at])
+    for (int c : listedAt[site])
       if (m.lastForward[c] < at)
-        row.terms.push_back({c, -inUnits(candidates[c].bytes)});
+        for (Term term : atFirstReader(c, -inUnits(candidates[c].bytes)))
+          row.terms.push_back(term);
+    for (auto [c, column] : earlyAt[site])
+      row.terms.push_back({column, -inUnits(candidates[c].bytes)});
     for (const Extension &extension : extensions)
       if (extension.site == site)
         row.terms.push_back(
@@ -455,12 +568,13 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     double before = inUnits(m.timeline[region.at + 1] -
                            m.allocated[region.at] - m.scratch[region.at]);
     // Each value a cloned op makes, with the cloned ops reading it (or a
-    // view of it), and whether it is listed here (then live to the end).
+    // view of it), and whether it comes back here (then live to the end):
+    // live at least `listedBy`.
     struct Made {
       Value value;
       int op;
       int64_t bytes;
-      std::optional<int> listedBy;
+      SmallVector<Term> listedBy;
       SmallVector<int> readers;
     };
     std::vector<Made> made;
@@ -480,10 +594,6 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
         value.value = result;
         value.op = op;
         value.bytes = m.bufferBytes.lookup(result);
-        auto candidate = m.candidateOf.find(result);
-        if (candidate != m.candidateOf.end() &&
-            m.firstReader[candidate->second] == region.at)
-          value.listedBy = candidate->second;
       }
     for (auto &cloned : region.rc) {
       int op = cloned.first;
@@ -493,12 +603,17 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
           made[it->second].readers.push_back(op);
       });
     }
-    // A view member listed here keeps its buffer: listed by the candidate.
-    for (int c : listedAt[region.at]) {
-      auto it = madeIndex.find(candidates[c].members.front());
-      if (it != madeIndex.end())
-        made[it->second].listedBy = c;
-    }
+    // A candidate coming back here keeps its buffer (through the view it
+    // brings back, too).
+    auto bringsBack = [&](int c, SmallVector<Term> listedBy) {
+      for (Value member : candidates[c].members)
+        if (auto it = madeIndex.find(member); it != madeIndex.end())
+          made[it->second].listedBy = listedBy;
+    };
+    for (int c : listedAt[site])
+      bringsBack(c, atFirstReader(c, 1));
+    for (auto [c, column] : earlyAt[site])
+      bringsBack(c, {{column, 1}});
 
     for (auto &cloned : region.rc) {
       int op = cloned.first, column = cloned.second;
@@ -512,8 +627,13 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
           continue;
         bool readLater = llvm::any_of(
             value.readers, [&](int reader) { return reader >= op; });
-        if (!readLater && !value.listedBy)
+        if (!readLater) {
+          // Brought back here: live to the region's end exactly when it
+          // comes back here.
+          for (auto [listedColumn, sign] : value.listedBy)
+            row.terms.push_back({listedColumn, sign * inUnits(value.bytes)});
           continue;
+        }
         int live = addColumn(false, 0);
         row.terms.push_back({live, inUnits(value.bytes)});
         int producerColumn = region.rc.at(value.op);
@@ -523,16 +643,31 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
                      {region.rc.at(reader), -1},
                      {producerColumn, -1}},
                     -1);
-        if (value.listedBy)
-          atLeast({{live, 1}, {*value.listedBy, -1}}, 0);
+        if (!value.listedBy.empty()) {
+          SmallVector<Term> terms = {{live, 1}};
+          for (auto [listedColumn, sign] : value.listedBy)
+            terms.push_back({listedColumn, -sign});
+          atLeast(std::move(terms), 0);
+        }
       }
     }
   }
 }
 
+std::vector<std::pair<int, double>>
+OpProgram::getBinaries(const OpPlanSpace::Choice &choice) const {
+  std::vector<std::pair<int, double>> values;
+  for (size_t c = 0; c < candidateCount; ++c) {
+    values.push_back({int(c), choice[c] >= 0 ? 1.0 : 0.0});
+    for (const Early &earlier : early[c])
+      values.push_back({earlier.column, choice[c] == earlier.at ? 1.0 : 0.0});
+  }
+  return values;
+}
+
 OpProgram::Outcome
 OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
-                 const std::optional<std::vector<bool>> &start) const {
+                 const std::optional<OpPlanSpace::Choice> &start) const {
   // The whole matrix is loaded at once: CBC copies its matrix on every
   // row added one at a time.
   const double infinity = std::numeric_limits<double>::max();
@@ -542,13 +677,15 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
     upper.push_back(column.upper);
     objective.push_back(budget ? column.objective : 0);
   }
-  // Without a budget, the peak is a column to minimise.
+  // Without a budget, the peak is a column to minimise, in bytes in the
+  // objective: in MiB, peaks a few bytes apart would differ by less than
+  // the solver's least improvement.
   int peak = -1;
   if (!budget) {
     peak = static_cast<int>(lower.size());
     lower.push_back(0);
     upper.push_back(infinity);
-    objective.push_back(1);
+    objective.push_back(std::ldexp(1.0, 20));
   }
   std::vector<std::vector<std::pair<int, double>>> byColumn(lower.size());
   std::vector<double> rowLower, rowUpper;
@@ -570,12 +707,13 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
     terms.push_back({peak, -1});
     addRow(terms, 'L', -row.constant);
   }
-  for (const std::vector<bool> &dropped : cuts) {
+  // A cut plan differs from the solution in at least one binary.
+  for (const OpPlanSpace::Choice &choice : cuts) {
     SmallVector<Term> terms;
     double ones = 0;
-    for (size_t c = 0; c < candidateCount; ++c) {
-      terms.push_back({int(c), dropped[c] ? -1.0 : 1.0});
-      ones += dropped[c];
+    for (auto [column, value] : getBinaries(choice)) {
+      terms.push_back({column, value > 0.5 ? -1.0 : 1.0});
+      ones += value;
     }
     addRow(terms, 'G', 1 - ones);
   }
@@ -601,9 +739,9 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
   if (start) {
     std::vector<int> startColumns;
     std::vector<double> startValues;
-    for (size_t c = 0; c < candidateCount; ++c) {
-      startColumns.push_back(int(c));
-      startValues.push_back((*start)[c] ? 1 : 0);
+    for (auto [column, value] : getBinaries(*start)) {
+      startColumns.push_back(column);
+      startValues.push_back(value);
     }
     Cbc_setMIPStartI(cbc.get(), static_cast<int>(startColumns.size()),
                      startColumns.data(), startValues.data());
@@ -614,10 +752,16 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
   outcome.proven = Cbc_status(cbc.get()) == 0;
   outcome.bound = Cbc_getBestPossibleObjValue(cbc.get());
   if (const double *solution = Cbc_bestSolution(cbc.get())) {
-    std::vector<bool> dropped(candidateCount);
-    for (size_t c = 0; c < candidateCount; ++c)
-      dropped[c] = solution[c] > 0.5;
-    outcome.dropped = std::move(dropped);
+    OpPlanSpace::Choice choice(candidateCount, -1);
+    for (size_t c = 0; c < candidateCount; ++c) {
+      if (solution[c] < 0.5)
+        continue;
+      choice[c] = firstReader[c];
+      for (const Early &earlier : early[c])
+        if (solution[earlier.column] > 0.5)
+          choice[c] = earlier.at;
+    }
+    outcome.choice = std::move(choice);
   }
   return outcome;
 }
@@ -627,14 +771,14 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
 OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
                                 std::optional<int64_t> budget,
                                 const IlpLimits &limits,
-                                const std::optional<std::vector<bool>> &start) {
+                                const std::optional<OpPlanSpace::Choice> &start) {
   auto begin = std::chrono::steady_clock::now();
   OpIlpResult result;
   OpProgram program(space);
-  auto simulate = [&](const std::vector<bool> &dropped)
+  auto simulate = [&](const OpPlanSpace::Choice &choice)
       -> std::optional<std::pair<int64_t, uint64_t>> {
     FailureOr<PlanEvaluation> evaluated =
-        evaluateOpPlan(step, space.getPlan(dropped));
+        evaluateOpPlan(step, space.getPlan(choice));
     if (failed(evaluated))
       return std::nullopt;
     return std::make_pair(
@@ -642,12 +786,12 @@ OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
                                                 INT64_MAX)),
         evaluated->cost.recompute.flops);
   };
-  std::optional<std::vector<bool>> incumbent = start;
+  std::optional<OpPlanSpace::Choice> incumbent = start;
   std::optional<int64_t> limit = budget;
   // Keeping everything fits: nothing to recompute.
   const OpPlanSpace::Model &model = space.getModel();
   if (budget && *llvm::max_element(model.timeline) <= *budget) {
-    result.dropped = std::vector<bool>(space.getCandidates().size(), false);
+    result.choice = OpPlanSpace::Choice(space.getCandidates().size(), -1);
     result.peak = *llvm::max_element(model.timeline);
     result.optimal = true;
     return result;
@@ -660,14 +804,14 @@ OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
     OpProgram::Outcome outcome =
         program.solve(std::nullopt, left, limits.nodes, incumbent);
     ++result.solves;
-    if (!outcome.dropped)
+    if (!outcome.choice)
       return result;
     std::optional<std::pair<int64_t, uint64_t>> measured =
-        simulate(*outcome.dropped);
+        simulate(*outcome.choice);
     if (!measured)
       return result;
     limit = measured->first;
-    incumbent = outcome.dropped;
+    incumbent = outcome.choice;
   }
 
   while (true) {
@@ -680,33 +824,33 @@ OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
     double bound = std::max(0.0, std::ceil(outcome.bound - 1e-6));
     result.lowerBound =
         bound >= 0x1p64 ? UINT64_MAX : static_cast<uint64_t>(bound);
-    if (!outcome.dropped) {
+    if (!outcome.choice) {
       result.optimal = outcome.proven && !incumbent;
       break;
     }
     std::optional<std::pair<int64_t, uint64_t>> measured =
-        simulate(*outcome.dropped);
+        simulate(*outcome.choice);
     if (!measured || measured->first > *limit) {
       ++result.misses;
-      program.cut(*outcome.dropped);
+      program.cut(*outcome.choice);
       continue;
     }
-    result.dropped = outcome.dropped;
+    result.choice = outcome.choice;
     result.peak = measured->first;
     result.flops = measured->second;
     result.optimal = outcome.proven;
     break;
   }
-  if (!result.dropped && incumbent) {
+  if (!result.choice && incumbent) {
     if (std::optional<std::pair<int64_t, uint64_t>> measured =
             simulate(*incumbent);
         measured && measured->first <= *limit) {
-      result.dropped = incumbent;
+      result.choice = incumbent;
       result.peak = measured->first;
       result.flops = measured->second;
     }
   }
-  if (result.optimal && result.dropped)
+  if (result.optimal && result.choice)
     result.lowerBound = result.flops;
   return result;
 }

@@ -381,15 +381,15 @@ static FailureOr<std::string> planTensors(func::FuncOp step,
   IlpLimits limits{options.ilpSeconds, options.ilpNodes, false};
   OpIlpResult solved = findOpPlanIlp(step, **space, budget, limits);
   std::string outcome;
-  if (!solved.dropped && budget && solved.optimal) {
+  if (!solved.choice && budget && solved.optimal) {
     outcome = "proven that no plan fits the budget; ";
     solved = findOpPlanIlp(step, **space, std::nullopt, limits);
   }
   size_t candidates = (*space)->getCandidates().size();
-  std::vector<bool> dropped =
-      solved.dropped ? *solved.dropped : std::vector<bool>(candidates, false);
+  OpPlanSpace::Choice choice =
+      solved.choice ? *solved.choice : OpPlanSpace::Choice(candidates, -1);
   std::string method = "optimal";
-  if (!solved.dropped) {
+  if (!solved.choice) {
     method = "stopped at its limits without a plan";
     if (warn)
       step.emitWarning() << "strategy 'tensor' stopped at its limits after "
@@ -414,10 +414,12 @@ static FailureOr<std::string> planTensors(func::FuncOp step,
                        << " FLOPs, " << method << " (no plan recomputes fewer "
                        << "than " << solved.lowerBound << ")";
   }
-  OpPlan plan = (*space)->getPlan(dropped);
+  OpPlan plan = (*space)->getPlan(choice);
   writeOpPlan(step, plan);
-  if (options.describe && solved.dropped)
-    step.emitRemark() << "tensor: " << llvm::count(dropped, true) << " of "
+  if (options.describe && solved.choice)
+    step.emitRemark() << "tensor: "
+                      << llvm::count_if(choice, [](int at) { return at >= 0; })
+                      << " of "
                       << candidates << " saved buffers recomputed at "
                       << plan.sites.size() << " sites, peak "
                       << formatBytes(static_cast<uint64_t>(solved.peak))

@@ -2,7 +2,9 @@
 //
 // The tensor strategy's plan space and search. Each saved buffer (a forward
 // value backward reads, with its views) is kept or dropped; a dropped one
-// is recomputed right before its first backward reader, by a region that
+// comes back right before its first backward reader, or with the region
+// of an earlier site that may clone it anyway (and is then held to its
+// readers, as a checkpoint segment holds its values), by a region that
 // clones what it needs and reads kept values and earlier copies. A
 // mixed-integer program over that space, whose memory rows follow the
 // simulator's (allocate at definition, free after the last use, scratch
@@ -32,7 +34,13 @@ public:
     /// The buffer's value first, then its views.
     llvm::SmallVector<mlir::Value, 1> members;
     uint64_t bytes = 0;
+    /// Where it may come back when dropped, ascending: positions of the
+    /// step's ops (sites precede them), its first backward reader last.
+    llvm::SmallVector<int, 2> sites;
   };
+  /// A plan of the space: per candidate, -1 when kept, else the site (one
+  /// of its `sites`) where it comes back.
+  using Choice = std::vector<int>;
 
   /// The space of `step`, a training step without segments, marks or
   /// recompute regions. Fails with an error at an op of unknown size.
@@ -41,8 +49,8 @@ public:
   ~OpPlanSpace();
 
   llvm::ArrayRef<Candidate> getCandidates() const { return candidates; }
-  /// The plan that drops the candidates marked in `dropped`.
-  OpPlan getPlan(const std::vector<bool> &dropped) const;
+  /// The plan `choice` stands for.
+  OpPlan getPlan(const Choice &choice) const;
 
   /// Internal: the step as the program sees it.
   struct Model;
@@ -56,9 +64,9 @@ private:
 };
 
 struct OpIlpResult {
-  /// The candidates the best fitting plan drops; none when no plan fits
-  /// (or, at a limit, none was found).
-  std::optional<std::vector<bool>> dropped;
+  /// The best fitting plan; none when no plan fits (or, at a limit, none
+  /// was found).
+  std::optional<OpPlanSpace::Choice> choice;
   /// Its simulated peak and recompute FLOPs.
   int64_t peak = 0;
   uint64_t flops = 0;
@@ -75,12 +83,11 @@ struct OpIlpResult {
 /// The plan of `space` with the fewest recompute FLOPs whose simulated
 /// peak fits `budget` (without one: the smallest peak the program finds,
 /// then the fewest FLOPs within it), within `limits` (seconds and nodes;
-/// dpPresolve is ignored). `start`, dropped candidates of a plan known to
-/// fit, seeds the search.
+/// dpPresolve is ignored). `start`, a plan known to fit, seeds the search.
 OpIlpResult findOpPlanIlp(mlir::func::FuncOp step, const OpPlanSpace &space,
                           std::optional<int64_t> budget,
                           const IlpLimits &limits,
-                          const std::optional<std::vector<bool>> &start =
+                          const std::optional<OpPlanSpace::Choice> &start =
                               std::nullopt);
 
 } // namespace ckpt

@@ -174,9 +174,11 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
     - `tensor`: a plan per tensor rather than per run of stages. Every
       saved buffer (a forward value backward reads, with its views, made
       by an op that may be recomputed) is kept or dropped; a dropped one
-      is recomputed right before its first backward reader, by a region
-      that clones what it needs and starts from kept values and earlier
-      regions' copies (so it may keep q, k and v of an attention block and
+      is recomputed right before its first backward reader, or by the
+      region of one of the two nearest earlier sites that may clone it
+      anyway (then held to its readers, as a segment holds its values), by
+      a region that clones what it needs and starts from kept values and
+      earlier regions' copies (so it may keep q, k and v of an attention block and
       recompute only the scores and softmax, or keep one result of a
       multi-result op). The choice is a mixed-integer program solved with
       CBC whose memory rows follow the simulator: the unplanned timeline,
