@@ -1,7 +1,8 @@
 //===- CbcSolve.h - what the planner's programs share about CBC ----------===//
 //
-// Owning a CBC model, solving it within the planners' limits, and the
-// clock those limits are kept by. Private to lib/Planner.
+// Owning a CBC model, loading a program into it at once, solving it within
+// the planners' limits, and the clock those limits are kept by. Private to
+// lib/Planner.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,10 +11,14 @@
 
 #include "Cbc_C_Interface.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <vector>
 
 namespace ckpt {
 
@@ -21,6 +26,63 @@ struct CbcDeleter {
   void operator()(Cbc_Model *model) const { Cbc_deleteModel(model); }
 };
 using CbcModel = std::unique_ptr<Cbc_Model, CbcDeleter>;
+
+/// A program built column by column and row by row, then loaded into a
+/// new CBC model at once: CBC copies its whole matrix on every row added to
+/// a model one at a time, which made large programs quadratic to build.
+class CbcProgram {
+public:
+  using Term = std::pair<int, double>;
+
+  int addColumn(double lower, double upper, double objective,
+                bool integer = false) {
+    columnLower.push_back(lower);
+    columnUpper.push_back(upper);
+    objectives.push_back(objective);
+    integers.push_back(integer);
+    byColumn.emplace_back();
+    return static_cast<int>(columnLower.size()) - 1;
+  }
+  /// sum(terms) `sense` rhs, with sense 'L' (<=), 'G' (>=) or 'E' (=).
+  void addRow(llvm::ArrayRef<Term> terms, char sense, double rhs) {
+    const double infinity = std::numeric_limits<double>::max();
+    int row = static_cast<int>(rowLower.size());
+    for (auto [column, coefficient] : terms)
+      byColumn[column].push_back({row, coefficient});
+    rowLower.push_back(sense == 'L' ? -infinity : rhs);
+    rowUpper.push_back(sense == 'G' ? infinity : rhs);
+  }
+  /// A quiet CBC model holding the program.
+  CbcModel load() const {
+    std::vector<CoinBigIndex> starts = {0};
+    std::vector<int> indices;
+    std::vector<double> values;
+    for (const auto &entries : byColumn) {
+      for (auto [row, value] : entries) {
+        indices.push_back(row);
+        values.push_back(value);
+      }
+      starts.push_back(static_cast<CoinBigIndex>(indices.size()));
+    }
+    CbcModel model(Cbc_newModel());
+    Cbc_setLogLevel(model.get(), 0);
+    Cbc_loadProblem(model.get(), static_cast<int>(columnLower.size()),
+                    static_cast<int>(rowLower.size()), starts.data(),
+                    indices.data(), values.data(), columnLower.data(),
+                    columnUpper.data(), objectives.data(), rowLower.data(),
+                    rowUpper.data());
+    for (size_t column = 0; column < integers.size(); ++column)
+      if (integers[column])
+        Cbc_setInteger(model.get(), static_cast<int>(column));
+    return model;
+  }
+
+private:
+  std::vector<double> columnLower, columnUpper, objectives;
+  std::vector<char> integers;
+  std::vector<std::vector<Term>> byColumn;
+  std::vector<double> rowLower, rowUpper;
+};
 
 /// Solves `model` quietly within `seconds` and (when positive) `nodes`
 /// branch-and-bound nodes, to a gap below one: objectives of whole FLOPs.

@@ -81,20 +81,18 @@ private:
 SolveOutcome ChainProgram::solve(int64_t budget, double seconds, int64_t nodes,
                                  const std::optional<ChainPlan> &start) {
   size_t stages = model.getStageCount();
-  CbcModel cbc(Cbc_newModel());
-  Cbc_setLogLevel(cbc.get(), 0);
+  CbcProgram program;
   const double infinity = std::numeric_limits<double>::max();
 
   // Columns: y, then F[1..stages-1] (F[0] is 0).
   int optionCount = static_cast<int>(options.size());
   for (const Option &option : options)
-    Cbc_addCol(cbc.get(), "", 0, 1, double(option.cost.flops), 1, 0, nullptr,
-               nullptr);
+    program.addColumn(0, 1, double(option.cost.flops), /*integer=*/true);
   auto freedColumn = [&](size_t stage) {
     return stage == 0 ? -1 : optionCount + static_cast<int>(stage) - 1;
   };
   for (size_t stage = 1; stage < stages; ++stage)
-    Cbc_addCol(cbc.get(), "", -infinity, infinity, 0, 0, 0, nullptr, nullptr);
+    program.addColumn(-infinity, infinity, 0);
   // Upper bounds of -F[t], as tight as the big-M rows want them: the most
   // bytes disjoint segments below t can hold beyond what they free.
   std::vector<double> mostHeld(stages + 1, 0);
@@ -118,17 +116,13 @@ SolveOutcome ChainProgram::solve(int64_t budget, double seconds, int64_t nodes,
     endingAt[option.segment.last].push_back(static_cast<int>(column));
   }
 
-  std::vector<int> columns;
-  std::vector<double> coefficients;
+  std::vector<CbcProgram::Term> terms;
   auto addRow = [&](char sense, double rhs) {
-    Cbc_addRow(cbc.get(), "", static_cast<int>(columns.size()), columns.data(),
-               coefficients.data(), sense, rhs);
-    columns.clear();
-    coefficients.clear();
+    program.addRow(terms, sense, rhs);
+    terms.clear();
   };
   auto add = [&](int column, double coefficient) {
-    columns.push_back(column);
-    coefficients.push_back(coefficient);
+    terms.push_back({column, coefficient});
   };
   // A group's peak less what the segments below free fits the budget;
   // `relax` lifts the row when the group is not chosen.
@@ -171,6 +165,7 @@ SolveOutcome ChainProgram::solve(int64_t budget, double seconds, int64_t nodes,
     addRow('L', double(chosen.size()) - 1);
   }
 
+  CbcModel cbc = program.load();
   if (start) {
     std::vector<int> startColumns;
     std::vector<double> startValues;

@@ -668,44 +668,27 @@ OpProgram::getBinaries(const OpPlanSpace::Choice &choice) const {
 OpProgram::Outcome
 OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
                  const std::optional<OpPlanSpace::Choice> &start) const {
-  // The whole matrix is loaded at once: CBC copies its matrix on every
-  // row added one at a time.
-  const double infinity = std::numeric_limits<double>::max();
-  std::vector<double> lower, upper, objective;
-  for (const Column &column : columns) {
-    lower.push_back(column.lower);
-    upper.push_back(column.upper);
-    objective.push_back(budget ? column.objective : 0);
-  }
+  CbcProgram program;
+  for (const Column &column : columns)
+    program.addColumn(column.lower, column.upper,
+                      budget ? column.objective : 0, column.integer);
   // Without a budget, the peak is a column to minimise, in bytes in the
   // objective: in MiB, peaks a few bytes apart would differ by less than
   // the solver's least improvement.
   int peak = -1;
-  if (!budget) {
-    peak = static_cast<int>(lower.size());
-    lower.push_back(0);
-    upper.push_back(infinity);
-    objective.push_back(std::ldexp(1.0, 20));
-  }
-  std::vector<std::vector<std::pair<int, double>>> byColumn(lower.size());
-  std::vector<double> rowLower, rowUpper;
-  auto addRow = [&](ArrayRef<Term> terms, char sense, double rhs) {
-    int row = static_cast<int>(rowLower.size());
-    for (auto [column, coefficient] : terms)
-      byColumn[column].push_back({row, coefficient});
-    rowLower.push_back(sense == 'L' ? -infinity : rhs);
-    rowUpper.push_back(sense == 'G' ? infinity : rhs);
-  };
+  if (!budget)
+    peak = program.addColumn(0, std::numeric_limits<double>::max(),
+                             std::ldexp(1.0, 20));
   for (const Row &row : rows)
-    addRow(row.terms, row.sense, row.rhs);
+    program.addRow(row.terms, row.sense, row.rhs);
   for (const MemoryRow &row : memory) {
     if (budget) {
-      addRow(row.terms, 'L', inUnits(*budget) - row.constant);
+      program.addRow(row.terms, 'L', inUnits(*budget) - row.constant);
       continue;
     }
     SmallVector<Term> terms = row.terms;
     terms.push_back({peak, -1});
-    addRow(terms, 'L', -row.constant);
+    program.addRow(terms, 'L', -row.constant);
   }
   // A cut plan differs from the solution in at least one binary.
   for (const OpPlanSpace::Choice &choice : cuts) {
@@ -715,27 +698,9 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
       terms.push_back({column, value > 0.5 ? -1.0 : 1.0});
       ones += value;
     }
-    addRow(terms, 'G', 1 - ones);
+    program.addRow(terms, 'G', 1 - ones);
   }
-  std::vector<CoinBigIndex> starts = {0};
-  std::vector<int> indices;
-  std::vector<double> values;
-  for (const auto &entries : byColumn) {
-    for (auto [row, value] : entries) {
-      indices.push_back(row);
-      values.push_back(value);
-    }
-    starts.push_back(static_cast<CoinBigIndex>(indices.size()));
-  }
-  CbcModel cbc(Cbc_newModel());
-  Cbc_setLogLevel(cbc.get(), 0);
-  Cbc_loadProblem(cbc.get(), static_cast<int>(lower.size()),
-                  static_cast<int>(rowLower.size()), starts.data(),
-                  indices.data(), values.data(), lower.data(), upper.data(),
-                  objective.data(), rowLower.data(), rowUpper.data());
-  for (auto [index, column] : llvm::enumerate(columns))
-    if (column.integer)
-      Cbc_setInteger(cbc.get(), static_cast<int>(index));
+  CbcModel cbc = program.load();
   if (start) {
     std::vector<int> startColumns;
     std::vector<double> startValues;

@@ -369,23 +369,21 @@ static LogicalResult planChain(func::FuncOp step,
 /// none fits, or without a budget, the smallest peak it finds; when its
 /// limits stop it before any plan, everything is kept. Returns how the
 /// plan was found: "optimal", or the gap to the proven lower bound.
-static FailureOr<std::string> planTensors(func::FuncOp step,
-                                          const StrategyOptions &options,
-                                          bool warn = true) {
-  FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
-  if (failed(space))
-    return failure();
+/// `space` is the step's.
+static std::string planTensors(func::FuncOp step, const OpPlanSpace &space,
+                               const StrategyOptions &options,
+                               bool warn = true) {
   std::optional<int64_t> budget;
   if (options.budget)
     budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
   IlpLimits limits{options.ilpSeconds, options.ilpNodes, false};
-  OpIlpResult solved = findOpPlanIlp(step, **space, budget, limits);
+  OpIlpResult solved = findOpPlanIlp(step, space, budget, limits);
   std::string outcome;
   if (!solved.choice && budget && solved.optimal) {
     outcome = "proven that no plan fits the budget; ";
-    solved = findOpPlanIlp(step, **space, std::nullopt, limits);
+    solved = findOpPlanIlp(step, space, std::nullopt, limits);
   }
-  size_t candidates = (*space)->getCandidates().size();
+  size_t candidates = space.getCandidates().size();
   OpPlanSpace::Choice choice =
       solved.choice ? *solved.choice : OpPlanSpace::Choice(candidates, -1);
   std::string method = "optimal";
@@ -414,7 +412,7 @@ static FailureOr<std::string> planTensors(func::FuncOp step,
                        << " FLOPs, " << method << " (no plan recomputes fewer "
                        << "than " << solved.lowerBound << ")";
   }
-  OpPlan plan = (*space)->getPlan(choice);
+  OpPlan plan = space.getPlan(choice);
   writeOpPlan(step, plan);
   if (options.describe && solved.choice)
     step.emitRemark() << "tensor: "
@@ -450,7 +448,9 @@ static FailureOr<std::string> planAutomatically(func::FuncOp step,
   quiet.describe = false;
   // The op-level program grows faster than its candidates: beyond
   // kAutoMaxCandidates it would spend its whole time limit.
-  FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
+  OwningOpRef<func::FuncOp> tensorCopy = step.clone();
+  FailureOr<std::unique_ptr<OpPlanSpace>> space =
+      OpPlanSpace::build(*tensorCopy);
   if (failed(space))
     return failure();
   size_t candidates = (*space)->getCandidates().size();
@@ -458,17 +458,17 @@ static FailureOr<std::string> planAutomatically(func::FuncOp step,
   if (candidates <= kAutoMaxCandidates)
     strategies.insert(strategies.begin(), "tensor");
   for (StringRef strategy : strategies) {
-    Planned planned{step.clone(), strategy.str(), {}};
+    bool tensor = strategy == "tensor";
+    Planned planned{tensor ? std::move(tensorCopy) : step.clone(),
+                    strategy.str(), {}};
     quiet.strategy = strategy.str();
-    if (strategy == "tensor") {
-      FailureOr<std::string> method =
-          planTensors(*planned.copy, quiet, /*warn=*/false);
-      if (failed(method))
-        return failure();
-      planned.name += " (" + *method + ")";
-    } else if (failed(planChain(*planned.copy, quiet))) {
+    if (tensor)
+      planned.name += " (" +
+                      planTensors(*planned.copy, **space, quiet,
+                                  /*warn=*/false) +
+                      ")";
+    else if (failed(planChain(*planned.copy, quiet)))
       return failure();
-    }
     FailureOr<PlanEvaluation> evaluation = evaluatePlan(*planned.copy);
     if (failed(evaluation))
       return failure();
@@ -544,8 +544,10 @@ LogicalResult ckpt::applyStrategy(func::FuncOp step,
       if (failed(planChain(step, options)))
         return failure();
     } else if (strategy == "tensor") {
-      if (failed(planTensors(step, options)))
+      FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
+      if (failed(space))
         return failure();
+      planTensors(step, **space, options);
     } else if (strategy == "auto") {
       FailureOr<std::string> chosen = planAutomatically(step, options);
       if (failed(chosen))

@@ -170,8 +170,9 @@ Value getSegmentSource(Value value) {
 }
 
 /// Why a saved tensor is kept, or which segment recomputes it, by the plan
-/// rule (Planner/Segments.h) on the step as it is.
-std::string decideSavedTensor(func::FuncOp step, const SavedTensor &tensor) {
+/// rule (Planner/Segments.h) on the step as it is; `opLevelPlan`: the step
+/// carries an op-level plan's marks.
+std::string decideSavedTensor(const SavedTensor &tensor, bool opLevelPlan) {
   Value value = tensor.value;
   if (isa<BlockArgument>(value))
     return "kept: argument";
@@ -199,8 +200,8 @@ std::string decideSavedTensor(func::FuncOp step, const SavedTensor &tensor) {
     });
     if (boundary)
       return "kept: segment input, recomputation starts from it";
-    return hasOpPlan(step) ? "kept: the op-level plan keeps it"
-                           : "kept: outside every segment";
+    return opLevelPlan ? "kept: the op-level plan keeps it"
+                       : "kept: outside every segment";
   }
   Operation *maker = getSegmentSource(value).getDefiningOp();
   bool readAfter = llvm::any_of(value.getUsers(), [&](Operation *user) {
@@ -278,6 +279,7 @@ void printText(raw_ostream &os, const StepReport &report) {
     names.push_back(report.name(tensor.value));
     valueWidth = std::max<int>(valueWidth, names.back().size());
   }
+  bool opLevelPlan = hasOpPlan(report.step);
   os << llvm::format("  %-5s %-12s %-22s %-24s %-*s %-18s %-6s %-10s %s\n",
                      "#", "kind", "producer", "location", valueWidth, "value",
                      "shape", "dtype", "bytes", "decision");
@@ -291,7 +293,7 @@ void printText(raw_ostream &os, const StepReport &report) {
         shapeText(tensor.value.getType()).c_str(),
         elementText(tensor.value.getType()).c_str(),
         static_cast<unsigned long long>(tensor.bytes),
-        decideSavedTensor(report.step, tensor).c_str());
+        decideSavedTensor(tensor, opLevelPlan).c_str());
   os << "totals:\n";
   for (ValueKind kind : kSavedKinds)
     os << "  saved " << getValueKindName(kind, /*plural=*/true) << ": "
@@ -389,6 +391,7 @@ llvm::json::Object toJson(const Cost &cost) {
 
 llvm::json::Value toJson(const StepReport &report) {
   llvm::json::Array tensors;
+  bool opLevelPlan = hasOpPlan(report.step);
   for (const SavedTensor &tensor : report.saved.getSavedTensors()) {
     llvm::json::Array consumers;
     for (Operation *consumer : tensor.consumers)
@@ -412,7 +415,7 @@ llvm::json::Value toJson(const StepReport &report) {
         {"bytes", static_cast<int64_t>(tensor.bytes)},
         {"consumers", std::move(consumers)},
         {"views", std::move(views)},
-        {"decision", decideSavedTensor(report.step, tensor)},
+        {"decision", decideSavedTensor(tensor, opLevelPlan)},
     });
   }
   llvm::json::Object totals;
