@@ -10,7 +10,7 @@ FLOP convention: the per-op counts of docs/CostModel.md, with aten ops
 mapped onto ckpt ops:
   mm/bmm/matmul 2*batch*M*N*K; addmm (= linear with bias) adds M*N;
   add/sub/rsub/mul/div/neg/relu/where/masked_fill/threshold_backward 1 per
-  result element; native_dropout(_backward) 2; exp/log/tanh/sigmoid 4;
+  result element; native_dropout(_backward) 2; rsqrt 2; exp/log/tanh/sigmoid 4;
   silu 5, silu_backward 8; gelu 8, gelu_backward 12; sigmoid_backward,
   tanh_backward, mse_loss_backward 3; _softmax/_log_softmax 5, their
   _backward_data 4; native_layer_norm 8 and native_layer_norm_backward 12
@@ -36,7 +36,7 @@ from functorch.compile import (aot_module, default_partition, make_boxed_func,
 # Factors per result element (ops not listed: 1).
 _PER_ELEMENT = {
     "native_dropout": 2, "native_dropout_backward": 2,
-    "exp": 4, "log": 4, "tanh": 4, "sigmoid": 4,
+    "exp": 4, "log": 4, "tanh": 4, "sigmoid": 4, "rsqrt": 2,
     "silu": 5, "silu_backward": 8, "gelu": 8, "gelu_backward": 12,
     "sigmoid_backward": 3, "tanh_backward": 3, "mse_loss_backward": 3,
     "_softmax": 5, "_log_softmax": 5,

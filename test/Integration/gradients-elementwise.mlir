@@ -9,7 +9,8 @@ func.func @pointwise(%a: tensor<3x4xf64> {ckpt.param}, %b: tensor<4xf64> {ckpt.p
   %d = ckpt.sub %s, %c : (tensor<3x4xf64>, tensor<3x1xf64>) -> tensor<3x4xf64>
   %p = ckpt.mul %d, %a : tensor<3x4xf64>
   %e = ckpt.exp %c : tensor<3x1xf64>
-  %q = ckpt.div %p, %e : (tensor<3x4xf64>, tensor<3x1xf64>) -> tensor<3x4xf64>
+  %rs = ckpt.rsqrt %e : tensor<3x1xf64>
+  %q = ckpt.div %p, %rs : (tensor<3x4xf64>, tensor<3x1xf64>) -> tensor<3x4xf64>
   %n = ckpt.neg %q : tensor<3x4xf64>
   %t = ckpt.tanh %n : tensor<3x4xf64>
   %g = ckpt.sigmoid %t : tensor<3x4xf64>

@@ -122,7 +122,7 @@ class _Proxy(torch.fx.Proxy):
 class _Tracer(torch.fx.Tracer):
     """Traces on example inputs: every node records its value, its source
     location and the checkpoint segment it was traced in. Shapes come out
-    as numbers, and RMSNorm modules stay whole."""
+    as numbers."""
 
     def __init__(self, example_inputs):
         super().__init__()
@@ -184,10 +184,6 @@ class _Tracer(torch.fx.Tracer):
             return proxy.node.meta["ckpt_value"]
         return proxy
 
-    def is_leaf_module(self, module, qualified_name):
-        return _is_rms_norm(module) or super().is_leaf_module(
-            module, qualified_name)
-
     def traced_checkpoint(self, function, *args, **kwargs):
         """Stands in for torch.utils.checkpoint.checkpoint while tracing:
         traces `function` inline, marking its nodes as one segment (a
@@ -200,15 +196,6 @@ class _Tracer(torch.fx.Tracer):
             return function(*args)
         finally:
             self.segment = None
-
-
-def _is_rms_norm(module):
-    """RMSNorm modules (Llama's and most others) hold `weight` and `eps` or
-    `variance_epsilon`; torch 1.13 has none of its own."""
-    # Not getattr: while tracing, it would record a use of the weight.
-    return (type(module).__name__.endswith("RMSNorm")
-            and module._parameters.get("weight") is not None
-            and ("eps" in vars(module) or "variance_epsilon" in vars(module)))
 
 
 def _trace(module, example_inputs):
@@ -773,9 +760,6 @@ class _Importer:
             for kind, convert in _MODULE_CONVERTERS:
                 if isinstance(module, kind):
                     return lambda self, node: convert(self, node, module)
-            if _is_rms_norm(module):
-                return lambda self, node: _convert_rms_norm(self, node,
-                                                            module)
             raise _Unsupported("")
         table = _METHOD_CONVERTERS if node.op == "call_method" else \
             _FUNCTION_CONVERTERS
@@ -955,24 +939,6 @@ def _layer_norm_function(self, node):
     bias = self._operand(bias) if bias is not None else None
     return _layer_norm_op(self, node, x, shape, weight, bias,
                           self.static(node, 4, "eps", 1e-5))
-
-
-def _convert_rms_norm(self, node, module):
-    x = self._operand(node.args[0])
-    weight = self._parameter(module.weight)
-    shape = tuple(module.weight.shape)
-    eps = getattr(module, "eps", None)
-    if eps is None:
-        eps = module.variance_epsilon
-    stats = tuple(x.shape[:len(x.shape) - len(shape)]) + (1,) * len(shape)
-    stats_type = _tensor_type(stats, x.dtype)
-    values = self._emit(
-        node, f"ckpt.rms_norm %{x.name} weight %{weight.name} "
-              f"normalized_shape = [{', '.join(map(str, shape))}] "
-              f"eps = {_float_literal(eps, torch.float64)} : "
-              f"({x.type}, {weight.type}) -> ({x.type}, {stats_type})",
-        results=2, dtype=x.dtype, shapes=[x.shape, stats])
-    return values[0]
 
 
 def _dropout_op(self, node, p, training):
@@ -1513,6 +1479,7 @@ _FUNCTION_CONVERTERS = {
     torch.mm: _matmul,
     operator.getitem: _getitem,
     torch.exp: _unary("exp"), torch.log: _unary("log"),
+    torch.rsqrt: _unary("rsqrt"),
     torch.tanh: _unary("tanh"), torch.sigmoid: _unary("sigmoid"),
     torch.relu: _unary("relu"), F.relu: _relu,
     F.silu: _unary("silu"), F.gelu: _gelu, F.tanh: _unary("tanh"),
@@ -1542,7 +1509,7 @@ _METHOD_CONVERTERS = {
     "add": _binary("add"), "sub": _binary("sub"), "mul": _binary("mul"),
     "div": _binary("div"), "neg": _unary("neg"), "pow": _pow,
     "matmul": _matmul, "bmm": _matmul, "exp": _unary("exp"),
-    "log": _unary("log"), "tanh": _unary("tanh"),
+    "log": _unary("log"), "rsqrt": _unary("rsqrt"), "tanh": _unary("tanh"),
     "sigmoid": _unary("sigmoid"), "relu": _unary("relu"),
     "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
     "view": _reshape, "reshape": _reshape, "flatten": _reshape,

@@ -124,6 +124,9 @@ void ckpt::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   addPointwise<LogOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
                        return s.log(x[0]);
                      });
+  addPointwise<RsqrtOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
+                         return s.rsqrt(x[0]);
+                       });
   addPointwise<TanhOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
                         return s.tanh(x[0]);
                       });

@@ -41,6 +41,14 @@ func.func @unary_type_change(%a: tensor<4xf32>) {
 
 // -----
 
+func.func @rsqrt_of_integers(%a: tensor<4xi32>) {
+  // expected-error @below {{'ckpt.rsqrt' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
+  %y = "ckpt.rsqrt"(%a) : (tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
 func.func @gelu_unknown_approximation(%a: tensor<4xf32>) {
   // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'approximate' [none, tanh]}}
   %y = ckpt.gelu %a approximate = erf : tensor<4xf32>

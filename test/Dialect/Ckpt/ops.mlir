@@ -34,6 +34,8 @@ func.func @elementwise(%a: tensor<4x8xf32>, %v: tensor<8xf32>, %m: tensor<4x1xi1
   %5 = ckpt.exp %a : tensor<4x8xf32>
   // CHECK: ckpt.log %[[A]] : tensor<4x8xf32>
   %6 = ckpt.log %a : tensor<4x8xf32>
+  // CHECK: ckpt.rsqrt %[[A]] : tensor<4x8xf32>
+  %rs = ckpt.rsqrt %a : tensor<4x8xf32>
   // CHECK: ckpt.tanh %[[A]] : tensor<4x8xf32>
   %7 = ckpt.tanh %a : tensor<4x8xf32>
   // CHECK: ckpt.sigmoid %[[A]] : tensor<4x8xf32>

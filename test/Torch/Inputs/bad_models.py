@@ -11,7 +11,7 @@ class Unsupported(nn.Module):
         self.fc = nn.Linear(8, 8)
 
     def forward(self, x):
-        h = torch.rsqrt(self.fc(x).exp())
+        h = torch.cumsum(self.fc(x).exp(), dim=-1)
         h = torch.sort(h, dim=-1)[0]
         return h.sum()
 

@@ -73,7 +73,7 @@ def pytorch_saved(imported, inputs):
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         Run(graph_module).run(*inputs)
-    activations, masks, scalars, constants, unfused, running = \
+    activations, masks, scalars, constants, mean_inputs, running = \
         {}, {}, {}, {}, {}, {}
 
     def add(table, node, size):
@@ -84,6 +84,12 @@ def pytorch_saved(imported, inputs):
         owner = owners.get(address)
         if owner is not None:  # a node's output, or a view of one
             owner = storage_owner(nodes[owner]).name
+            if saver.target in ("mean", torch.mean) and owner in {
+                    storage_owner(a).name for a in saver.all_input_nodes}:
+                # PyTorch 1.13's mean over dimensions keeps its input; its
+                # gradient needs only the input's shape.
+                add(mean_inputs, owner, size)
+                continue
             add(constants if owner in imported.folded else activations,
                 owner, size)
         elif tensor.dim() == 0:
@@ -108,10 +114,6 @@ def pytorch_saved(imported, inputs):
                           if outputs[a].shape == tensor.shape]
             if copied:
                 add(activations, storage_owner(copied[0]).name, size)
-            elif same_shape and saver.op == "call_module":
-                # RMSNorm's Python forward, run op by op, keeps x * rstd
-                # (and x * x); ckpt's fused rms_norm keeps x and rstd.
-                add(unfused, saver.name, size)
             elif same_shape:
                 # cross_entropy keeps log_softmax(logits); ckpt keeps the
                 # logits and recomputes it: the same bytes.
@@ -122,8 +124,8 @@ def pytorch_saved(imported, inputs):
                          masks,
                          "0-d scalars (ckpt: constants)": scalars,
                          "constants (ckpt: not activations)": constants,
-                         "RMSNorm's intermediates (ckpt: one fused op)":
-                         unfused,
+                         "inputs of means over dimensions (ckpt: its "
+                         "gradient reads none)": mean_inputs,
                          "batch-norm running statistics (ckpt: arguments "
                          "its gradient does not read)": running}
 

@@ -265,6 +265,27 @@ LogicalResult ExpOp::buildGradients(OpBuilder &builder,
   return success();
 }
 
+// y = x^(-1/2), so dy/dx = -y^3 / 2: the result is all it needs (PyTorch
+// saves the result too).
+SmallVector<Value> RsqrtOp::getSavedValues(ArrayRef<bool>) {
+  return {getResult()};
+}
+
+LogicalResult RsqrtOp::buildGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool>,
+                                      SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  Value y = getResult();
+  Value cube =
+      MulOp::create(builder, g.loc, MulOp::create(builder, g.loc, y, y), y);
+  Value half = g.scalar(getElementTypeOrSelf(y.getType()), -0.5);
+  Value scaled = MulOp::create(builder, g.loc, resultGrads[0], cube);
+  operandGrads.assign(
+      {MulOp::create(builder, g.loc, scaled, half).getResult()});
+  return success();
+}
+
 SmallVector<Value> LogOp::getSavedValues(ArrayRef<bool>) {
   return {getInput()};
 }

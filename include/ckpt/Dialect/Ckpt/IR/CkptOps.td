@@ -163,6 +163,7 @@ class Ckpt_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
 def Ckpt_NegOp : Ckpt_UnaryOp<"neg", "-x">;
 def Ckpt_ExpOp : Ckpt_UnaryOp<"exp", "exp(x)">;
 def Ckpt_LogOp : Ckpt_UnaryOp<"log", "log(x)">;
+def Ckpt_RsqrtOp : Ckpt_UnaryOp<"rsqrt", "1 / sqrt(x)">;
 def Ckpt_TanhOp : Ckpt_UnaryOp<"tanh", "tanh(x)">;
 def Ckpt_SigmoidOp : Ckpt_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Ckpt_ReluOp : Ckpt_UnaryOp<"relu", "max(x, 0)">;
