@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peer plans: PyTorch 1.13's min-cut rematerialization partitioner
+"""Peer plans: PyTorch's min-cut rematerialization partitioner
 (functorch aot_module) against ckpt-opt's dp and tensor planners on the
 model zoo (MLP stack, GPT-2, Llama, U-Net, ResNet, FCN).
 
@@ -12,9 +12,9 @@ Saved activation bytes exclude parameters and inputs; recompute FLOPs use
 docs/CostModel.md's counts on both sides. Dropout is off: PyTorch's
 decomposed dropout saves a mask, ours none, which would flatter us.
 
-usage: bench/torch-peer-plans.py [--build DIR]   (Debian's /usr/bin/python3
-with python3-torch and python3-networkx; ckpt-opt from DIR/bin, default
-build/)
+usage: .venv/bin/python bench/torch-peer-plans.py [--build DIR]   (the
+project's virtual environment, with PyTorch 2.15 and networkx; ckpt-opt
+from DIR/bin, default build/)
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""What PyTorch 1.13's min-cut rematerialization partitioner saves and recomputes.
+"""What PyTorch's min-cut rematerialization partitioner saves and recomputes.
 
 Reference numbers to set against ckpt-opt's plans: `min_cut_plan` traces a
 module whose forward returns a scalar loss with functorch's `aot_module`,
@@ -24,7 +24,7 @@ mapped onto ckpt ops:
   output element; views, copies, concatenation, upsampling and tensor
   factories 0; any other op 1 per result element.
 
-Runs with the system Python of Debian 12 (python3-torch 1.13, networkx).
+Runs with the project's virtual environment (.venv: PyTorch 2.15, networkx).
 """
 import operator
 
@@ -154,7 +154,7 @@ def _saved(fw_module, primals):
                 measured = fw_module(*primals)
         t = measured[list(out_node.args[0]).index(node)]
         if isinstance(t, torch.Tensor):
-            roots[root] = max(roots.get(root, 0), t.storage().nbytes())
+            roots[root] = max(roots.get(root, 0), t.untyped_storage().nbytes())
     param = sum(b for r, b in roots.items() if r.op == "placeholder")
     return {"count": len(saved), "param": param, "act": sum(roots.values()) - param}
 
@@ -162,20 +162,21 @@ def _saved(fw_module, primals):
 def min_cut_plan(module: torch.nn.Module, example_inputs: tuple, compiler: str = "nvfuser") -> dict:
     """Partition `module` (forward returns a scalar loss) with the min-cut partitioner.
 
-    `compiler` is the partitioner's own knob: "nvfuser" (1.13's default)
-    lets it recompute only pointwise/reduction ops; "inductor" also lets it
-    recompute views and a few more, within 4 ops of the backward. The
-    backward accumulates into the module's .grad as a real step would.
+    `compiler` is the partitioner's own knob: "nvfuser" lets it recompute
+    only pointwise/reduction ops; "inductor" (the default) also lets it
+    recompute views and a few more. The backward accumulates into the
+    module's .grad as a real step would.
     """
     graphs = {}
 
-    def partition(joint, joint_inputs):
+    def partition(joint, joint_inputs, **options):
         primals = joint_inputs[0]
         # default_partition leaves the joint graph alone; the min-cut one
         # rewrites it (CSE), so it goes second.
-        dfw, _ = default_partition(joint, joint_inputs)
+        dfw, _ = default_partition(joint, joint_inputs, **options)
         graphs["default"] = _saved(dfw, primals)
-        fw, bw = min_cut_rematerialization_partition(joint, joint_inputs, compiler=compiler)
+        fw, bw = min_cut_rematerialization_partition(joint, joint_inputs, compiler=compiler,
+                                                     **options)
         graphs.update(fw=fw, bw=bw, saved=_saved(fw, primals))
         return fw, bw
 

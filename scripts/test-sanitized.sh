@@ -12,11 +12,13 @@ build=${CKPT_SANITIZED_BUILD_DIR:-$root/build-sanitized}
 
 bash "$root/scripts/install-packages.sh" "$root/scripts/debian-packages.txt" \
   "$root/scripts/debian-packages-sanitized.txt"
+python=$(bash "$root/scripts/install-python.sh")
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DCKPT_ENABLE_SANITIZERS=ON -DCKPT_ENABLE_FUZZERS=ON \
-    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    -DCKPT_TORCH_PYTHON="$python"
 fi
 [ "${1:-}" != --configure-only ] || exit 0
 source "$root/scripts/sanitizer-env.sh"

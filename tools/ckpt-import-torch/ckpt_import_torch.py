@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
 """Imports a PyTorch module into the ckpt dialect.
 
-Traces the module with torch.fx, runs the trace once on example inputs to
-learn every tensor's shape (and to fold what does not depend on inputs or
-parameters), and writes the forward function as ckpt-dialect MLIR whose
-ops carry the Python source line that created them. `torch.utils.checkpoint`
-calls become `ckpt.checkpoint` regions; parameters become `{ckpt.param}`
-arguments whose values are written as `.npy` files that `ckpt-run --inputs`
-loads.
+Exports the module with torch.export on example inputs, decomposes the
+exported program to core ATen with a table of our own (the ops ckpt has as
+one op stay one op), runs it once on the example inputs to learn every
+value (and to fold what depends on neither inputs nor parameters), and
+writes the forward function as ckpt-dialect MLIR whose ops carry the Python
+line that made them. `torch.utils.checkpoint` calls become
+`ckpt.checkpoint` regions; parameters become `{ckpt.param}` arguments whose
+values are written as `.npy` files that `ckpt-run --inputs` loads.
 """
 
 import argparse
 import ast
-import dis
+import contextlib
 import importlib.util
 import inspect
 import json
+import linecache
 import math
 import operator
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -27,7 +30,6 @@ import tempfile
 import numpy as np
 import torch
 import torch.fx
-import torch.nn.functional as F
 import torch.utils.checkpoint
 
 __all__ = ["ImportFailure", "TorchImport", "import_module", "load_model",
@@ -37,8 +39,13 @@ __all__ = ["ImportFailure", "TorchImport", "import_module", "load_model",
 # larger ones (masks, tables) become arguments with their values on disk.
 INLINE_CONSTANT_LIMIT = 1024
 
+# torch.fx.traceback.annotate marks checkpoint regions (PyTorch 2.9).
+MINIMUM_TORCH = (2, 9)
+
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _THIS_FILE = os.path.abspath(__file__)
+
+aten = torch.ops.aten
 
 
 class ImportFailure(Exception):
@@ -46,7 +53,7 @@ class ImportFailure(Exception):
 
 
 # ---------------------------------------------------------------------------
-# Tracing
+# Export
 # ---------------------------------------------------------------------------
 
 
@@ -56,31 +63,6 @@ def _is_user_file(path):
     return not path.startswith(_TORCH_DIR) and path != _THIS_FILE
 
 
-def _user_frame():
-    """The innermost frame in the user's code: the line being traced."""
-    frame = sys._getframe(1)
-    while frame is not None and not _is_user_file(frame.f_code.co_filename):
-        frame = frame.f_back
-    return frame
-
-
-def _frame_location(frame):
-    """(file, line, column) of the instruction a frame is running; the
-    column is 1-based, 1 where Python does not record one."""
-    code = frame.f_code
-    line, column = frame.f_lineno, 1
-    positions = getattr(code, "co_positions", None)  # Python >= 3.11
-    if positions is not None:
-        for index, position in enumerate(positions()):
-            if index == frame.f_lasti // 2:
-                if position[0] is not None:
-                    line = position[0]
-                if position[2] is not None:
-                    column = position[2] + 1
-                break
-    return (_display_path(code.co_filename), line, column)
-
-
 def _display_path(path):
     """Paths under the working directory relative to it, as a user types
     them; others as they are."""
@@ -88,150 +70,153 @@ def _display_path(path):
     return path if relative.startswith("..") else relative
 
 
-# Tensor properties that are known while tracing: each traced value also
-# holds its value on the example inputs, so shapes are plain numbers.
-_STATIC_ATTRIBUTES = ("shape", "dtype", "device", "ndim", "is_cuda")
-_STATIC_METHODS = ("size", "dim", "numel")
-_ORIGINAL_MODULE_GETATTR = torch.nn.Module.__getattr__
-_ORIGINAL_MODULE_CALL = torch.nn.Module.__call__
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
-class _Proxy(torch.fx.Proxy):
-    def __getattr__(self, name):
-        if name in _STATIC_ATTRIBUTES:
-            return getattr(self.node.meta["ckpt_value"], name)
-        return super().__getattr__(name)
-
-    def __len__(self):
-        return len(self.node.meta["ckpt_value"])
-
-    def __iter__(self):
-        # torch.fx finds the unpacking instruction by a bytecode index that
-        # Python 3.11 moved (inline caches); find it by offset instead.
-        frame = inspect.currentframe().f_back
-        for instruction in dis.get_instructions(frame.f_code):
-            if instruction.offset == frame.f_lasti:
-                if instruction.opname == "UNPACK_SEQUENCE":
-                    return (self[i] for i in range(instruction.argval))
-                break
-        raise torch.fx.proxy.TraceError(
-            "cannot iterate over a traced value: only unpacking into a "
-            "fixed number of names (`q, k, v = x.split(C, 2)`) is supported")
-
-
-class _Tracer(torch.fx.Tracer):
-    """Traces on example inputs: every node records its value, its source
-    location and the checkpoint segment it was traced in. Shapes come out
-    as numbers."""
-
-    def __init__(self, example_inputs):
-        super().__init__()
-        self.example_inputs = list(example_inputs)
-        self.segment = None
-        self.segment_count = 0
-
-    def proxy(self, node):
-        return _Proxy(node, self)
-
-    def create_node(self, kind, target, args, kwargs, *rest, **named):
-        node = super().create_node(kind, target, args, kwargs, *rest, **named)
-        frame = _user_frame()
-        node.meta["ckpt_location"] = _frame_location(frame) if frame else None
-        node.meta["ckpt_segment"] = self.segment
-        node.meta["ckpt_value"] = self._evaluate(node)
-        return node
-
-    def _evaluate(self, node):
-        # Tracing patches Module's attribute lookup and call to make
-        # proxies; the real computation needs the originals back.
-        traced = (torch.nn.Module.__getattr__, torch.nn.Module.__call__)
-        torch.nn.Module.__getattr__ = _ORIGINAL_MODULE_GETATTR
-        torch.nn.Module.__call__ = _ORIGINAL_MODULE_CALL
-        try:
-            return self._compute(node)
-        finally:
-            torch.nn.Module.__getattr__, torch.nn.Module.__call__ = traced
-
-    def _compute(self, node):
-        def real(value):
-            return torch.fx.node.map_arg(value, lambda n: n.meta["ckpt_value"])
-
-        args, kwargs = real(node.args), real(node.kwargs)
-        if node.op == "placeholder":
-            if not self.example_inputs:
-                raise ImportFailure("forward takes more arguments than "
-                                    "example inputs were given")
-            return self.example_inputs.pop(0)
-        if node.op == "get_attr":
-            value = self.root
-            for part in node.target.split("."):
-                value = getattr(value, part)
-            return value
-        if node.op == "call_function":
-            return node.target(*args, **kwargs)
-        if node.op == "call_method":
-            return getattr(args[0], node.target)(*args[1:], **kwargs)
-        if node.op == "call_module":
-            return self.root.get_submodule(node.target).forward(*args,
-                                                                **kwargs)
+def _node_location(node):
+    """(file, line, column) of the innermost frame in the user's code of
+    the node's stack trace. torch.export records lines, not columns: the
+    column is that of the call on the line that names the node's module
+    (`self.fc(`) or op (`gelu(`), else the statement's first character."""
+    frames = [(m.group("file"), int(m.group("line"))) for m in
+              _FRAME.finditer(node.meta.get("stack_trace") or "")]
+    frames = [f for f in frames if _is_user_file(f[0])]
+    if not frames:
         return None
+    path, line = frames[-1]
+    text = linecache.getline(path, line)
+    column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
+    stack = list((node.meta.get("nn_module_stack") or {}).values())
+    callees = [stack[-1][0].rpartition(".")[2]] if stack else []
+    if isinstance(node.target, torch._ops.OpOverload):
+        callees.append(node.target._opname)
+    for callee in callees:
+        call = re.search(r"[\w.]*\b" + re.escape(callee) + r"\(", text)
+        if callee and call:
+            return (_display_path(path), line, call.start() + 1)
+    return (_display_path(path), line, column)
 
-    def create_proxy(self, kind, target, args, kwargs, *rest, **named):
-        proxy = super().create_proxy(kind, target, args, kwargs, *rest,
-                                     **named)
-        if kind == "call_method" and target in _STATIC_METHODS:
-            self.graph.erase_node(proxy.node)
-            return proxy.node.meta["ckpt_value"]
-        return proxy
 
-    def traced_checkpoint(self, function, *args, **kwargs):
-        """Stands in for torch.utils.checkpoint.checkpoint while tracing:
-        traces `function` inline, marking its nodes as one segment (a
-        nested checkpoint joins the outer one)."""
-        if self.segment is not None:
-            return function(*args)
-        self.segment = self.segment_count
-        self.segment_count += 1
+# The arguments of torch.utils.checkpoint.checkpoint that configure it
+# rather than pass to the function it checkpoints.
+_CHECKPOINT_OPTIONS = ("use_reentrant", "preserve_rng_state", "context_fn",
+                       "determinism_check", "debug")
+
+
+class _CheckpointMarker:
+    """Stands in for torch.utils.checkpoint.checkpoint while exporting:
+    runs the function inline with its ops annotated as one segment (a
+    nested checkpoint joins the outer one)."""
+
+    def __init__(self):
+        self.count = 0
+        self.inside = False
+
+    def __call__(self, function, *args, **kwargs):
+        kwargs = {k: v for k, v in kwargs.items()
+                  if k not in _CHECKPOINT_OPTIONS}
+        if self.inside:
+            return function(*args, **kwargs)
+        self.inside = True
+        self.count += 1
         try:
-            return function(*args)
+            with torch.fx.traceback.annotate({"ckpt_segment": self.count}):
+                return function(*args, **kwargs)
         finally:
-            self.segment = None
+            self.inside = False
 
 
-def _trace(module, example_inputs):
-    tracer = _Tracer(example_inputs)
+@contextlib.contextmanager
+def _checkpoints_marked(module):
+    """Rebinds torch.utils.checkpoint.checkpoint, also where the modules'
+    files imported it by name, to a _CheckpointMarker."""
     original = torch.utils.checkpoint.checkpoint
-    patched = []  # (globals dict, name) rebound to the stand-in
+    marker = _CheckpointMarker()
+    patched = []  # (globals dict, name) rebound to the marker
     namespaces = {id(type(m).forward.__globals__): type(m).forward.__globals__
                   for m in module.modules()}
     for namespace in namespaces.values():
         for name, value in list(namespace.items()):
             if value is original:
-                namespace[name] = tracer.traced_checkpoint
+                namespace[name] = marker
                 patched.append((namespace, name))
-    torch.utils.checkpoint.checkpoint = tracer.traced_checkpoint
-    # Tracing runs the modules' forwards, and a training-mode batch norm's
-    # forward updates its running statistics in place; the import leaves
-    # the module's buffers as it found them.
-    buffers = [(b, b.clone()) for b in module.buffers()]
+    torch.utils.checkpoint.checkpoint = marker
     try:
-        with torch.no_grad():
-            graph = tracer.trace(module)
-    except ImportFailure:
-        raise
-    except Exception as error:  # the user's code failed under tracing
-        raise ImportFailure(_trace_failure(error)) from None
+        yield
     finally:
         torch.utils.checkpoint.checkpoint = original
         for namespace, name in patched:
             namespace[name] = original
+
+
+# Ops ckpt has as one op: the decomposition to core ATen leaves them whole.
+_KEPT_WHOLE = (
+    aten.linear.default, aten.matmul.default, aten.layer_norm.default,
+    aten.native_layer_norm.default, aten.rms_norm.default,
+    aten._native_batch_norm_legit_functional.default,
+    aten.gelu.default, aten.silu.default, aten.dropout.default,
+    aten.cross_entropy_loss.default, aten.mse_loss.default,
+    aten.embedding.default, aten.scaled_dot_product_attention.default,
+    aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
+    # Not ckpt ops, but named in the error listing as the user wrote them
+    # rather than as the gathers they decompose to.
+    aten.reflection_pad2d.default, aten.replication_pad2d.default,
+)
+
+
+def _decompositions():
+    from torch._decomp import core_aten_decompositions
+    table = core_aten_decompositions()
+    for op in _KEPT_WHOLE:
+        table.pop(op, None)
+    return table
+
+
+@contextlib.contextmanager
+def _stderr_silenced():
+    """Drops what is written to the standard error stream (file descriptor
+    2): PyTorch logs the partial graph of an export that fails, and the
+    import reports the failure itself."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _export(module, example_inputs):
+    """The module's exported program, decomposed."""
+    if tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2]) < \
+            MINIMUM_TORCH:
+        raise ImportFailure(
+            f"PyTorch {torch.__version__} is too old: the importer needs "
+            f"{'.'.join(map(str, MINIMUM_TORCH))} or later")
+    # Exporting may run the modules' forwards, and a training-mode batch
+    # norm's forward updates its running statistics in place; the import
+    # leaves the module's buffers as it found them.
+    buffers = [(b, b.clone()) for b in module.buffers()]
+    try:
+        with _checkpoints_marked(module), _stderr_silenced(), \
+                torch.fx.traceback.preserve_node_meta():
+            exported = torch.export.export(module, tuple(example_inputs),
+                                           strict=False)
+        return exported.run_decompositions(_decompositions())
+    except ImportFailure:
+        raise
+    except Exception as error:  # the user's code failed under export
+        raise ImportFailure(_export_failure(error)) from None
+    finally:
         with torch.no_grad():
             for buffer, value in buffers:
                 buffer.copy_(value)
-    return torch.fx.GraphModule(tracer.root, graph), len(tracer.example_inputs)
 
 
-def _trace_failure(error):
+def _export_failure(error):
     frames = [f for f in inspect.getinnerframes(error.__traceback__)
               if _is_user_file(f.filename)]
     where = ""
@@ -239,10 +224,23 @@ def _trace_failure(error):
         frame = frames[-1]
         source = frame.code_context[0].strip() if frame.code_context else ""
         where = f"{_display_path(frame.filename)}:{frame.lineno}: `{source}`: "
-    message = str(error) or type(error).__name__
-    return (f"{where}torch.fx cannot trace this: {message} (tracing runs "
-            "forward on symbolic values, so control flow may not depend on "
-            "tensor values)")
+    message = (str(error) or type(error).__name__).strip().splitlines()[0]
+    return (f"{where}torch.export cannot trace this: {message} (export "
+            "runs forward on symbolic values, so control flow may not "
+            "depend on tensor values)")
+
+
+class _Recorder(torch.fx.Interpreter):
+    """Runs the exported graph, keeping every node's value."""
+
+    def __init__(self, graph_module):
+        super().__init__(graph_module)
+        self.recorded = {}
+
+    def run_node(self, node):
+        value = super().run_node(node)
+        self.recorded[node] = value
+        return value
 
 
 # ---------------------------------------------------------------------------
@@ -324,19 +322,28 @@ def _normalize_dim(dim, rank):
 
 
 def _describe_target(node):
-    if node.op == "call_module":
-        return f"module {node.target} ({type(node.graph.owning_module.get_submodule(node.target)).__name__})"
-    if node.op == "call_method":
-        return f"method Tensor.{node.target}"
-    target = node.target
-    name = getattr(target, "__name__", str(target))
-    module = getattr(target, "__module__", None) or ""
-    if module in ("_operator", "operator"):
-        return f"operator.{name}"
-    if module.startswith("torch"):
-        module = {"torch._C._nn": "torch.nn.functional",
-                  "torch._C._VariableFunctions": "torch"}.get(module, module)
-    return f"{module}.{name}" if module else name
+    """The op a node calls, as ATen names it: aten.cumsum.default."""
+    return str(node.target)
+
+
+def _schema_arguments(node):
+    """An ATen node's arguments by their names in the op's schema, with
+    the schema's defaults for those it leaves out."""
+    values = {}
+    for index, argument in enumerate(node.target._schema.arguments):
+        if not argument.kwarg_only and index < len(node.args):
+            values[argument.name] = node.args[index]
+        elif argument.name in node.kwargs:
+            values[argument.name] = node.kwargs[argument.name]
+        else:
+            values[argument.name] = argument.default_value \
+                if argument.has_default_value() else None
+    return values
+
+
+def _is_random(node):
+    return isinstance(node.target, torch._ops.OpOverload) and \
+        torch.Tag.nondeterministic_seeded in node.target.tags
 
 
 class _Unsupported(Exception):
@@ -358,18 +365,42 @@ class _Scope:
         self.captures = captures
 
 
+def graph_arguments(exported, module, example_inputs):
+    """The values of the exported graph's placeholders, in order: the
+    module's own parameters and buffers, the program's lifted constants and
+    the example inputs."""
+    inputs = iter(example_inputs)
+    kinds = torch.export.graph_signature.InputKind
+    values = []
+    for spec in exported.graph_signature.input_specs:
+        if spec.kind == kinds.PARAMETER:
+            values.append(module.get_parameter(spec.target))
+        elif spec.kind == kinds.BUFFER:
+            values.append(module.get_buffer(spec.target))
+        elif spec.kind in (kinds.CONSTANT_TENSOR, kinds.CUSTOM_OBJ):
+            values.append(exported.constants[spec.target])
+        else:
+            values.append(next(inputs))
+    return values
+
+
 class TorchImport:
     """One import: the MLIR text and the values of its arguments."""
 
-    def __init__(self, text, arguments, graph_module, folded, updated_buffers):
+    def __init__(self, text, arguments, exported, folded, op_nodes,
+                 updated_buffers):
         self.text = text
         # Names of the buffers whose updated values the function returns
         # after the loss, in order (forward results 1, 2, ...).
         self.updated_buffers = updated_buffers
-        # The torch.fx trace; its node names name the MLIR ops' locations.
-        self.graph_module = graph_module
+        # The decomposed exported program; its node names name the MLIR
+        # ops' locations.
+        self.exported = exported
+        self.graph_module = exported.graph_module
         # Names of the nodes folded into constants.
         self.folded = folded
+        # The node each op's location names, by that name.
+        self.op_nodes = op_nodes
         # [(name, kind, numpy array)] in argument order; kind is "input",
         # "parameter", "buffer" or "constant".
         self.arguments = arguments
@@ -407,49 +438,73 @@ def _atomic_write(path, write):
 class _Importer:
     def __init__(self, module, example_inputs, function_name):
         self.function_name = function_name
-        self.graph_module, remaining = _trace(module, example_inputs)
-        self.graph = self.graph_module.graph
-        if remaining:
-            raise ImportFailure(
-                f"forward takes {len(example_inputs) - remaining} inputs but "
-                f"{len(example_inputs)} example inputs were given")
-        self.values = {n: n.meta["ckpt_value"] for n in self.graph.nodes}
-        self.parameters = {id(p): name for name, p in
-                           module.named_parameters()}
-        self.buffers = {id(b): name for name, b in module.named_buffers()}
+        self.exported = _export(module, example_inputs)
+        self.graph = self.exported.graph_module.graph
+        signature = self.exported.graph_signature
+        # placeholder name -> (kind, name in the module)
+        self.placeholders = {spec.arg.name: (spec.kind, spec.target)
+                             for spec in signature.input_specs}
+        recorder = _Recorder(self.exported.graph_module)
+        with torch.no_grad():
+            recorder.run(*graph_arguments(self.exported, module,
+                                          example_inputs))
+        self.values = recorder.recorded
+        self.order = {name: i for i, name in enumerate(
+            [n for n, _ in module.named_parameters()] +
+            [n for n, _ in module.named_buffers()])}
+        output = next(n for n in self.graph.nodes if n.op == "output")
+        kinds = torch.export.graph_signature.OutputKind
+        returned = list(zip(signature.output_specs, output.args[0]))
+        self.results = [node for spec, node in returned
+                        if spec.kind == kinds.USER_OUTPUT]
+        # Updated float buffers (batch norm's running statistics) are
+        # results of the step; integer ones (its batch count) are not.
+        self.buffer_updates = [
+            (spec.target, node) for spec, node in returned
+            if spec.kind == kinds.BUFFER_MUTATION and
+            self.values[node].dtype.is_floating_point]
+        self.needed = self._find_needed(
+            self.results + [node for _, node in self.buffer_updates])
         self.constant = self._find_constants()
+        self.locations = {n: _node_location(n) for n in self.graph.nodes}
+        self.leaf_modules = {path for path, m in module.named_modules()
+                             if path and not any(True for _ in m.children())}
+        self.op_names = {}  # node -> the name its ops and location carry
         # (_Value, kind, array, attributes, name in the module)
         self.arguments = []
         self.env = {}  # node -> _Value or list of _Value
         self.names = set()
-        self.param_values = {}  # id(parameter) -> _Value
-        self.buffer_values = {}  # id(buffer) -> _Value
-        # id(buffer) -> its latest updated value, in order of first update:
-        # the step returns them after the loss.
-        self.buffer_updates = {}
+        self.argument_values = {}  # placeholder -> _Value
         self.constant_arguments = {}  # folded value -> _Value
         self.scope = _Scope(captures=None)
         self.unsupported = []
 
+    def _find_needed(self, results):
+        """The nodes the results are computed from."""
+        needed, stack = set(), [r for r in results
+                                if isinstance(r, torch.fx.Node)]
+        while stack:
+            node = stack.pop()
+            if node not in needed:
+                needed.add(node)
+                stack.extend(node.all_input_nodes)
+        return needed
+
     def _find_constants(self):
-        """Nodes that depend on neither inputs nor parameters."""
+        """Nodes that depend on neither inputs nor parameters; buffers
+        (masks, tables) are constants."""
         constant = {}
+        kinds = torch.export.graph_signature.InputKind
         for node in self.graph.nodes:
-            if node.op == "placeholder" or node.op == "output":
+            if node.op == "placeholder":
+                constant[node] = self.placeholders[node.name][0] not in (
+                    kinds.USER_INPUT, kinds.PARAMETER)
+            elif node.op == "output":
                 constant[node] = False
-            elif node.op == "get_attr":
-                constant[node] = not isinstance(self.values[node],
-                                                torch.nn.Parameter)
-            elif node.op == "call_module":
-                sub = self.graph_module.get_submodule(node.target)
-                constant[node] = not any(True for _ in sub.parameters()) and \
-                    all(constant[i] for i in node.all_input_nodes)
             else:
-                constant[node] = all(constant[i] for i in node.all_input_nodes)
-            # Random ops are never folded: each run draws anew.
-            if node.op in ("call_module", "call_function", "call_method") and \
-                    _is_random(node, self.graph_module):
-                constant[node] = False
+                # Random ops are never folded: each run draws anew.
+                constant[node] = not _is_random(node) and all(
+                    constant[i] for i in node.all_input_nodes)
         return constant
 
     # -- names and locations -------------------------------------------------
@@ -465,9 +520,19 @@ class _Importer:
         self.names.add(name)
         return name
 
+    def _op_name(self, node):
+        """The name of a node's ops: the module's path for an op of a leaf
+        module (`blocks_0_fc`), else the node's own (`add_3`)."""
+        if node not in self.op_names:
+            stack = list((node.meta.get("nn_module_stack") or {}).values())
+            path = stack[-1][0] if stack else ""
+            self.op_names[node] = self._fresh(
+                path if path in self.leaf_modules else node.name)
+        return self.op_names[node]
+
     def _loc(self, node):
-        location = node.meta.get("ckpt_location")
-        name = _mlir_string(node.name)
+        location = self.locations.get(node)
+        name = _mlir_string(self._op_name(node))
         if location is None:
             return f"loc({name})"
         path, line, column = location
@@ -476,11 +541,14 @@ class _Importer:
     # -- operands ------------------------------------------------------------
 
     def _operand(self, arg, like=None):
-        """The _Value of an FX argument: a traced tensor, a folded
-        constant, or a Python number (as a scalar of `like`'s type)."""
+        """The _Value of a node argument: a computed tensor, a parameter, a
+        folded constant, or a Python number (as a scalar of `like`'s
+        type)."""
         if isinstance(arg, torch.fx.Node):
             if self.constant[arg]:
                 return self._constant(self.values[arg], arg.name)
+            if arg.op == "placeholder":
+                return self._placeholder(arg)
             value = self.env[arg]
             if isinstance(value, list):
                 raise _Unsupported("a tuple used as a tensor")
@@ -491,8 +559,6 @@ class _Importer:
         raise _Unsupported(f"operand {arg!r}")
 
     def _constant(self, tensor, name):
-        if isinstance(tensor, torch.nn.Parameter):
-            return self._parameter(tensor)
         if not isinstance(tensor, torch.Tensor):
             raise _Unsupported(f"non-tensor value {tensor!r} used as a tensor")
         if tensor.dtype not in _ELEMENT_TYPES:
@@ -519,32 +585,36 @@ class _Importer:
         self.arguments.append((value, kind, array, attributes, name))
         return value
 
-    def _parameter(self, parameter):
-        key = id(parameter)
-        if key not in self.param_values:
-            name = self.parameters.get(key)
-            if name is None:
-                raise _Unsupported("a parameter that is not the module's own")
-            self.param_values[key] = self._argument(
-                name, parameter.detach().cpu().numpy(), parameter.dtype,
-                "parameter", " {ckpt.param}")
-        return self._local(self.param_values[key])
+    def _placeholder(self, node):
+        """The argument of an input, a parameter, or a buffer the step
+        updates (batch norm's running statistics: an argument without
+        {ckpt.param}, as it needs no gradient), made on first use."""
+        if node not in self.argument_values:
+            kind, target = self.placeholders[node.name]
+            kinds = torch.export.graph_signature.InputKind
+            value = self.values[node]
+            if kind == kinds.PARAMETER:
+                made = (target, value.detach().cpu().numpy(), "parameter",
+                        " {ckpt.param}")
+            elif kind == kinds.BUFFER:
+                # A copy: training the module later updates the buffer in
+                # place, and the arguments must hold the values it was
+                # imported with.
+                made = (target, value.detach().cpu().numpy().copy(),
+                        "buffer", "")
+            else:
+                made = (node.name, value.numpy(), "input", "")
+            name, array, kind_name, attributes = made
+            self.argument_values[node] = self._argument(
+                name, array, value.dtype, kind_name, attributes)
+        return self._local(self.argument_values[node])
 
-    def _buffer(self, buffer):
-        """A buffer the step reads and whose update it computes (batch
-        norm's running statistics): an argument without {ckpt.param}, as
-        it needs no gradient, or the value an earlier call updated it to."""
-        key = id(buffer)
-        if key in self.buffer_updates:
-            return self._local(self.buffer_updates[key])
-        if key not in self.buffer_values:
-            # A copy: training the module later updates the buffer in
-            # place, and the arguments must hold the values it was
-            # imported with.
-            self.buffer_values[key] = self._argument(
-                self.buffers[key], buffer.detach().cpu().numpy().copy(),
-                buffer.dtype, "buffer")
-        return self._local(self.buffer_values[key])
+    def _buffer(self, arg):
+        """A value the step reads and updates: the buffer's argument, or
+        the value an earlier op updated it to."""
+        if isinstance(arg, torch.fx.Node) and arg.op == "placeholder":
+            return self._placeholder(arg)
+        return self._operand(arg)
 
     def _local(self, value):
         """`value` (defined in the function body) as seen from the current
@@ -568,7 +638,8 @@ class _Importer:
             shapes = [tuple(value.shape)]
             dtype = value.dtype
         dtypes = dtype if isinstance(dtype, list) else [dtype] * len(shapes)
-        name = self._fresh(node.name)
+        name = self._op_name(node) if node not in self.op_names else \
+            self._fresh(self.op_names[node])
         values = [_Value(name if results == 1 else f"{name}#{i}", shape,
                          element)
                   for i, (shape, element) in enumerate(zip(shapes, dtypes))]
@@ -581,54 +652,54 @@ class _Importer:
         return _tensor_type(value.shape, value.dtype)
 
     def import_(self):
+        kinds = torch.export.graph_signature.InputKind
         for node in self.graph.nodes:
-            if node.op == "placeholder":
+            if node.op == "placeholder" and \
+                    self.placeholders[node.name][0] == kinds.USER_INPUT:
                 value = self.values[node]
                 if not isinstance(value, torch.Tensor) or \
                         value.dtype not in _ELEMENT_TYPES:
                     raise ImportFailure(
-                        f"input '{node.target}' must be a tensor of "
+                        f"input '{node.name}' must be a tensor of "
                         f"float32, float64, int64 or bool")
-                self.env[node] = self._argument(
-                    node.target, value.numpy(), value.dtype, "input")
+                self.env[node] = self._placeholder(node)
+        values = [self.values.get(r) if isinstance(r, torch.fx.Node) else r
+                  for r in self.results]
+        if len(values) != 1 or not isinstance(values[0], torch.Tensor) or \
+                values[0].dim() != 0 or not values[0].dtype.is_floating_point:
+            what = (f"a tensor of shape {tuple(values[0].shape)}"
+                    if len(values) == 1 and isinstance(values[0], torch.Tensor)
+                    else f"{len(values)} values" if len(values) != 1
+                    else type(values[0]).__name__)
+            raise ImportFailure(
+                "forward must return the scalar loss (a 0-d float tensor) "
+                "the training step differentiates; it returns " + what)
         # Inputs keep their order; parameters and folded constants follow
         # in order of first use.
         self._emit_nodes([n for n in self.graph.nodes
-                          if n.op not in ("placeholder", "output")])
+                          if n.op not in ("placeholder", "output")
+                          and n in self.needed])
         if self.unsupported:
             listing = "\n".join(f"  {where}: {what}"
                                 for where, what in self.unsupported)
             raise ImportFailure(
                 f"{len(self.unsupported)} operation(s) have no ckpt "
                 f"equivalent yet:\n{listing}")
-        output = next(n for n in self.graph.nodes if n.op == "output")
-        result = output.args[0]
-        value = self.values.get(result) if isinstance(result, torch.fx.Node) \
-            else None
-        if not isinstance(value, torch.Tensor) or value.dim() != 0 or \
-                not value.dtype.is_floating_point:
-            raise ImportFailure(
-                "forward must return the scalar loss (a 0-d float tensor) "
-                "the training step differentiates; it returns "
-                + (f"a tensor of shape {tuple(value.shape)}"
-                   if isinstance(value, torch.Tensor) else type(value).__name__))
-        loss = self._operand(result)
+        loss = self._operand(self.results[0])
+        # The buffers' updated values follow the loss.
+        returned = [loss] + [self._operand(node)
+                             for _, node in self.buffer_updates]
         # Inputs, then parameters and buffers in the module's order, then
         # folded constants.
-        order = {name: i for i, name in enumerate(
-            list(self.parameters.values()) + list(self.buffers.values()))}
-        kinds = ("input", "parameter", "buffer", "constant")
-        self.arguments.sort(key=lambda a: (kinds.index(a[1]),
-                                           order.get(a[4], 0)))
+        order = ("input", "parameter", "buffer", "constant")
+        self.arguments.sort(key=lambda a: (order.index(a[1]),
+                                           self.order.get(a[4], 0)))
         # Each argument's location is its name in the module (the
         # parameter's qualified name), which the report prints.
         arguments = ",\n    ".join(
             f"%{v.name}: {v.type}{attributes} loc({_mlir_string(source)})"
             for v, _, _, attributes, source in self.arguments)
         body = "\n  ".join(self.scope.constant_lines + self.scope.lines)
-        # The loss, then the buffers' updated values (batch norm's running
-        # statistics), which the training step returns after the loss.
-        returned = [loss] + list(self.buffer_updates.values())
         types = ", ".join(v.type for v in returned)
         text = (f"// Imported from PyTorch by ckpt-import-torch.\n"
                 f"func.func @{self.function_name}(\n    {arguments})\n"
@@ -638,23 +709,23 @@ class _Importer:
                 f"{types}\n}}\n")
         return TorchImport(text, [(source, kind, array) for
                                   _, kind, array, _, source in self.arguments],
-                           self.graph_module,
+                           self.exported,
                            {n.name for n, folded in self.constant.items()
                             if folded},
-                           [self.buffers[key] for key in self.buffer_updates])
+                           {name: n for n, name in self.op_names.items()},
+                           [name for name, _ in self.buffer_updates])
 
     def _emit_nodes(self, nodes):
         index = 0
         while index < len(nodes):
             node = nodes[index]
-            segment = node.meta.get("ckpt_segment")
+            segment = _segment(node)
             if segment is None:
                 self._emit_node(node)
                 index += 1
                 continue
             end = index
-            while end < len(nodes) and nodes[end].meta.get(
-                    "ckpt_segment") == segment:
+            while end < len(nodes) and _segment(nodes[end]) == segment:
                 end += 1
             self._emit_segment(nodes[index:end])
             index = end
@@ -670,9 +741,12 @@ class _Importer:
                 self.env[node] = _UNSUPPORTED
                 self._converter(node)
                 return
-            self.env[node] = self._converter(node)(self, node)
+            convert = self._converter(node)
+            arguments = _schema_arguments(node) \
+                if isinstance(node.target, torch._ops.OpOverload) else None
+            self.env[node] = convert(self, node, arguments)
         except _Unsupported as why:
-            location = node.meta.get("ckpt_location")
+            location = self.locations.get(node)
             where = f"{location[0]}:{location[1]}" if location else "?"
             self.unsupported.append(
                 (where, f"{_describe_target(node)}: {why}"
@@ -682,14 +756,14 @@ class _Importer:
     def _known(self, node):
         try:
             return self.env[node]
-        except KeyError:  # a folded constant
+        except KeyError:  # a folded constant, or an argument
             return None
 
     def _emit_segment(self, nodes):
         """One checkpoint call: a ckpt.checkpoint region whose block
         arguments are the values it reads from outside (inputs,
         parameters, large constants) and whose results are the values
-        read after it."""
+        read after it (and the buffers it updates)."""
         inside = set(nodes)
         outputs = [n for n in nodes if not self.constant[n]
                    and any(u not in inside for u in n.users)]
@@ -708,23 +782,18 @@ class _Importer:
                 return self._local(value)
 
         self.env = RegionEnv()
-        updates_before = dict(self.buffer_updates)
         try:
             for node in nodes:
                 self._emit_node(node)
             results = [self.env[n] for n in outputs]
         finally:
             region, self.scope, self.env = self.scope, outer, outer_env
-        # Buffers updated inside leave the region as results too.
-        updated = [key for key, value in self.buffer_updates.items()
-                   if updates_before.get(key) is not value]
         if any(value is _UNSUPPORTED for value in results):
             for node in outputs:
                 self.env[node] = _UNSUPPORTED
             return
         flat = [v for value in results
                 for v in (value if isinstance(value, list) else [value])]
-        flat += [self.buffer_updates[key] for key in updated]
         captured = list(region.captures.values())
         operands = ", ".join(f"%{inner.name} = %{self._local(value).name}"
                              for value, inner in captured)
@@ -745,134 +814,118 @@ class _Importer:
         for node, value in zip(outputs, results):
             self.env[node] = [next(made) for _ in value] \
                 if isinstance(value, list) else next(made)
-        for key in updated:
-            self.buffer_updates[key] = next(made)
 
     # -- op conversion -------------------------------------------------------
 
     def _converter(self, node):
         """The function that writes `node`'s ops."""
-        if node.op == "get_attr":
-            return lambda self, node: self._constant(self.values[node],
-                                                     node.name)
-        if node.op == "call_module":
-            module = self.graph_module.get_submodule(node.target)
-            for kind, convert in _MODULE_CONVERTERS:
-                if isinstance(module, kind):
-                    return lambda self, node: convert(self, node, module)
-            raise _Unsupported("")
-        table = _METHOD_CONVERTERS if node.op == "call_method" else \
-            _FUNCTION_CONVERTERS
-        convert = table.get(node.target)
+        convert = _CONVERTERS.get(node.target)
         if convert is None:
             raise _Unsupported("")
         return convert
 
-    def arg(self, node, index, name, default=None):
-        if index < len(node.args):
-            return node.args[index]
-        return node.kwargs.get(name, default)
-
-    def static(self, node, index, name, default=None):
-        """A non-tensor argument's value (folded when traced)."""
-        value = self.arg(node, index, name, default)
-        return self._static_value(value)
-
-    def _static_value(self, value):
+    def static(self, value):
+        """A non-tensor argument's value (folded when exported)."""
         if isinstance(value, torch.fx.Node):
             if not self.constant[value]:
                 raise _Unsupported(f"'{value.name}' must not depend on inputs")
             return self.values[value]
         if isinstance(value, (list, tuple)):
-            return type(value)(self._static_value(v) for v in value)
+            return type(value)(self.static(v) for v in value)
         return value
 
 
-def _is_random(node, graph_module):
-    if node.op == "call_module":
-        return isinstance(graph_module.get_submodule(node.target),
-                          torch.nn.Dropout)
-    return node.target in (F.dropout, torch.dropout, torch.rand,
-                           torch.randn, torch.rand_like, torch.randn_like,
-                           torch.bernoulli)
+def _segment(node):
+    """The checkpoint call the node was exported in, if any."""
+    return (node.meta.get("custom") or {}).get("ckpt_segment")
 
 
 # -- converters ----------------------------------------------------------------
+# Each takes the importer, the node and its arguments by schema name, and
+# returns the node's _Value (or list of them, for ops with several results).
 
 
 def _unary(mnemonic):
-    def convert(self, node, *_):
-        x = self._operand(node.args[0])
+    def convert(self, node, a):
+        x = self._operand(a["self"])
         if not x.dtype.is_floating_point:
             raise _Unsupported("integer operand")
         return self._emit(node, f"ckpt.{mnemonic} %{x.name} : {x.type}")
     return convert
 
 
-def _relu(self, node, module=None):
-    inplace = module.inplace if module is not None else \
-        self.static(node, 1, "inplace", False)
-    source = node.args[0]
-    # The import writes a new value; that is PyTorch's in-place ReLU only
-    # while nothing else reads the value it overwrites.
-    if inplace and isinstance(source, torch.fx.Node) and \
-            len(source.users) > 1:
-        raise _Unsupported("inplace=True on a value other operations read "
-                           "too (use inplace=False)")
-    return _unary("relu")(self, node)
-
-
-def _gelu(self, node, module=None):
-    x = self._operand(node.args[0])
-    approximate = module.approximate if module is not None else \
-        node.kwargs.get("approximate", "none")
-    suffix = " approximate = tanh" if approximate == "tanh" else ""
+def _gelu(self, node, a):
+    x = self._operand(a["self"])
+    suffix = " approximate = tanh" if a["approximate"] == "tanh" else ""
     return self._emit(node, f"ckpt.gelu %{x.name}{suffix} : {x.type}")
 
 
-def _binary(mnemonic):
-    def convert(self, node):
-        # Reflected operators (`2 - x`) arrive as operator.sub(2, x).
-        a, b = node.args[0], node.args[1]
-        if node.kwargs.get("alpha", 1) != 1:
+def _binary_op(self, node, mnemonic, a, b):
+    # Either side may be a Python number (`2 - x` is rsub(x, 2)).
+    tensor = next(v for v in (a, b) if isinstance(v, torch.fx.Node))
+    like = self.values[tensor]
+    lhs, rhs = self._operand(a, like), self._operand(b, like)
+    if not (lhs.dtype.is_floating_point and rhs.dtype.is_floating_point):
+        raise _Unsupported("integer tensors")
+    result = self._result_type(node)
+    if lhs.type == rhs.type == result:
+        types = lhs.type
+    else:
+        types = f"({lhs.type}, {rhs.type}) -> {result}"
+    return self._emit(node, f"ckpt.{mnemonic} %{lhs.name}, %{rhs.name} : "
+                            f"{types}")
+
+
+def _binary(mnemonic, reflected=False):
+    def convert(self, node, a):
+        if a.get("alpha", 1) != 1:
             raise _Unsupported("alpha")
-        tensor = next(v for v in (a, b) if isinstance(v, torch.fx.Node))
-        like = self.values[tensor]
-        lhs, rhs = self._operand(a, like), self._operand(b, like)
-        if not (lhs.dtype.is_floating_point and rhs.dtype.is_floating_point):
-            raise _Unsupported("integer tensors")
-        result = self._result_type(node)
-        if lhs.type == rhs.type == result:
-            types = lhs.type
-        else:
-            types = f"({lhs.type}, {rhs.type}) -> {result}"
-        return self._emit(node, f"ckpt.{mnemonic} %{lhs.name}, %{rhs.name} : "
-                                f"{types}")
+        lhs, rhs = (a["other"], a["self"]) if reflected else \
+            (a["self"], a["other"])
+        return _binary_op(self, node, mnemonic, lhs, rhs)
     return convert
 
 
-def _pow(self, node):
-    exponent = self._static_value(node.args[1])
-    if exponent != 2:
-        raise _Unsupported("only the exponent 2 (x * x) is supported")
-    x = self._operand(node.args[0])
-    return self._emit(node, f"ckpt.mul %{x.name}, %{x.name} : {x.type}")
+def _pow(self, node, a):
+    exponent = self.static(a["exponent"])
+    x = self._operand(a["self"])
+    if exponent == 2:
+        return self._emit(node, f"ckpt.mul %{x.name}, %{x.name} : {x.type}")
+    return self._emit(node, f"ckpt.pow %{x.name} exponent = "
+                            f"{_float_literal(exponent, torch.float64)} : "
+                            f"{x.type}")
+
+
+def _clamp(low, high):
+    """clamp(self, min, max) and the like: `low` and `high` name the
+    bounds' arguments (None: the op has no such bound)."""
+    def convert(self, node, a):
+        x = self._operand(a["self"])
+        if not x.dtype.is_floating_point:
+            raise _Unsupported("integer operand")
+        text = f"ckpt.clamp %{x.name}"
+        for name, argument in (("min", low), ("max", high)):
+            bound = self.static(a[argument]) if argument else None
+            if isinstance(bound, torch.Tensor):
+                raise _Unsupported(f"a tensor as the {name} bound")
+            if bound is not None:
+                text += f" {name} = {_float_literal(bound, torch.float64)}"
+        return self._emit(node, f"{text} : {x.type}")
+    return convert
 
 
 def _softmax(mnemonic):
-    def convert(self, node, module=None):
-        x = self._operand(node.args[0])
-        dim = module.dim if module is not None else \
-            self.static(node, 1, "dim")
-        if dim is None:
-            raise _Unsupported("softmax without dim")
-        dim = _normalize_dim(dim, len(x.shape))
+    def convert(self, node, a):
+        x = self._operand(a["self"])
+        dim = _normalize_dim(a["dim"], len(x.shape))
         return self._emit(node, f"ckpt.{mnemonic} %{x.name} dim = {dim} : "
                                 f"{x.type}")
     return convert
 
 
-def _linear_op(self, node, x, weight, bias):
+def _linear(self, node, a):
+    x, weight = self._operand(a["input"]), self._operand(a["weight"])
+    bias = self._operand(a["bias"]) if a["bias"] is not None else None
     operands = [x, weight] + ([bias] if bias is not None else [])
     names = ", ".join(f"%{v.name}" for v in operands)
     types = ", ".join(v.type for v in operands)
@@ -880,119 +933,154 @@ def _linear_op(self, node, x, weight, bias):
                             f"{self._result_type(node)}")
 
 
-def _linear_module(self, node, module):
-    x = self._operand(node.args[0])
-    bias = self._parameter(module.bias) if module.bias is not None else None
-    return _linear_op(self, node, x, self._parameter(module.weight), bias)
-
-
-def _linear_function(self, node):
-    x = self._operand(node.args[0])
-    weight = self._operand(self.arg(node, 1, "weight"))
-    bias_arg = self.arg(node, 2, "bias")
-    bias = self._operand(bias_arg) if bias_arg is not None else None
-    return _linear_op(self, node, x, weight, bias)
-
-
-def _matmul(self, node):
-    lhs, rhs = self._operand(node.args[0]), self._operand(node.args[1])
+def _matmul_op(self, node, lhs, rhs, shape):
     if len(lhs.shape) < 2 or len(rhs.shape) < 2:
         raise _Unsupported("operands of rank below 2")
     return self._emit(node, f"ckpt.matmul %{lhs.name}, %{rhs.name} : "
                             f"({lhs.type}, {rhs.type}) -> "
-                            f"{self._result_type(node)}")
+                            f"{_tensor_type(shape, lhs.dtype)}",
+                      dtype=lhs.dtype, shapes=[shape])
 
 
-def _layer_norm_op(self, node, x, shape, weight, bias, eps):
+def _matmul(self, node, a):
+    lhs, rhs = self._operand(a["self"]), self._operand(a["other" if "other"
+                                                          in a else "mat2"])
+    return _matmul_op(self, node, lhs, rhs, tuple(self.values[node].shape))
+
+
+def _addmm(self, node, a):
+    if self.static(a["beta"]) != 1 or self.static(a["alpha"]) != 1:
+        raise _Unsupported("beta or alpha other than 1")
+    lhs, rhs = self._operand(a["mat1"]), self._operand(a["mat2"])
+    product = _matmul_op(self, node, lhs, rhs, tuple(self.values[node].shape))
+    bias = self._operand(a["self"])
+    types = product.type if bias.type == product.type else \
+        f"({product.type}, {bias.type}) -> {product.type}"
+    return self._emit(node, f"ckpt.add %{product.name}, %{bias.name} : "
+                            f"{types}")
+
+
+def _stats_shape(x, normalized):
+    return tuple(x.shape[:len(x.shape) - len(normalized)]) + \
+        (1,) * len(normalized)
+
+
+def _layer_norm_op(self, node, a):
+    x = self._operand(a["input"])
+    shape = tuple(self.static(a["normalized_shape"]))
+    weight = self._operand(a["weight"]) if a["weight"] is not None else None
+    bias = self._operand(a["bias"]) if a["bias"] is not None else None
     operands = [x] + [v for v in (weight, bias) if v is not None]
     text = f"ckpt.layer_norm %{x.name}"
     if weight is not None:
         text += f" weight %{weight.name}"
     if bias is not None:
         text += f" bias %{bias.name}"
-    stats = tuple(x.shape[:len(x.shape) - len(shape)]) + (1,) * len(shape)
+    stats = _stats_shape(x, shape)
     stats_type = _tensor_type(stats, x.dtype)
     text += (f" normalized_shape = [{', '.join(map(str, shape))}]"
-             f" eps = {_float_literal(eps, torch.float64)} : "
+             f" eps = {_float_literal(a['eps'], torch.float64)} : "
              f"({', '.join(v.type for v in operands)}) -> "
              f"({x.type}, {stats_type}, {stats_type})")
-    values = self._emit(node, text, results=3, dtype=x.dtype,
-                        shapes=[x.shape, stats, stats])
-    return values[0]
+    return self._emit(node, text, results=3, dtype=x.dtype,
+                      shapes=[x.shape, stats, stats])
 
 
-def _layer_norm_module(self, node, module):
-    x = self._operand(node.args[0])
-    weight = self._parameter(module.weight) if module.weight is not None \
-        else None
-    bias = self._parameter(module.bias) if module.bias is not None else None
-    return _layer_norm_op(self, node, x, tuple(module.normalized_shape),
-                          weight, bias, module.eps)
+def _layer_norm(self, node, a):
+    return _layer_norm_op(self, node, a)[0]
 
 
-def _layer_norm_function(self, node):
-    x = self._operand(node.args[0])
-    shape = tuple(self.static(node, 1, "normalized_shape"))
-    weight, bias = (self.arg(node, i, n) for i, n in ((2, "weight"),
-                                                      (3, "bias")))
-    weight = self._operand(weight) if weight is not None else None
-    bias = self._operand(bias) if bias is not None else None
-    return _layer_norm_op(self, node, x, shape, weight, bias,
-                          self.static(node, 4, "eps", 1e-5))
+def _rms_norm(self, node, a):
+    x = self._operand(a["input"])
+    shape = tuple(self.static(a["normalized_shape"]))
+    weight = self._operand(a["weight"]) if a["weight"] is not None else None
+    eps = a["eps"] if a["eps"] is not None else torch.finfo(x.dtype).eps
+    stats = _stats_shape(x, shape)
+    operands = [x] + ([weight] if weight is not None else [])
+    text = f"ckpt.rms_norm %{x.name}" + \
+        (f" weight %{weight.name}" if weight is not None else "") + \
+        (f" normalized_shape = [{', '.join(map(str, shape))}]"
+         f" eps = {_float_literal(eps, torch.float64)} : "
+         f"({', '.join(v.type for v in operands)}) -> "
+         f"({x.type}, {_tensor_type(stats, x.dtype)})")
+    return self._emit(node, text, results=2, dtype=x.dtype,
+                      shapes=[x.shape, stats])[0]
 
 
-def _dropout_op(self, node, p, training):
-    x = self._operand(node.args[0])
-    if not training or p == 0:
+def _require_images(x):
+    if len(x.shape) != 4:
+        raise _Unsupported(f"a rank-{len(x.shape)} input (only batched "
+                           "images, [N, C, H, W])")
+
+
+def _batch_norm(self, node, a):
+    if not a["training"]:
+        raise _Unsupported("batch norm in eval mode")
+    x = self._operand(a["input"])
+    _require_images(x)
+    operands = [x]
+    text = f"ckpt.batch_norm %{x.name}"
+    if a["weight"] is not None:
+        weight, bias = self._operand(a["weight"]), self._operand(a["bias"])
+        operands += [weight, bias]
+        text += f" weight %{weight.name} bias %{bias.name}"
+    mean, var = self._buffer(a["running_mean"]), self._buffer(a["running_var"])
+    operands += [mean, var]
+    channels = (x.shape[1],)
+    statistic = _tensor_type(channels, x.dtype)
+    # The updated running statistics are results (the step does not
+    # mutate its arguments); the batch mean and reciprocal standard
+    # deviation are what the gradient reads.
+    return self._emit(
+        node, f"{text} running_mean %{mean.name} running_var %{var.name}" +
+              _attributes(("momentum", self.static(a["momentum"]), 0.1),
+                          ("eps", self.static(a["eps"]), 1e-5)) +
+              f" : ({', '.join(v.type for v in operands)}) -> "
+              f"({x.type}, {', '.join([statistic] * 4)})",
+        results=5, dtype=x.dtype, shapes=[x.shape] + [channels] * 4)
+
+
+def _dropout(self, node, a):
+    x = self._operand(a["input"])
+    p = self.static(a["p"])
+    if not self.static(a["train"]) or p == 0:
         return x
     return self._emit(node, f"ckpt.dropout %{x.name} p = "
-                            f"{_float_literal(p, torch.float64)} : {x.type}")
+                            f"{_float_literal(p, torch.float64)} : {x.type}",
+                      dtype=x.dtype, shapes=[x.shape])
 
 
-def _dropout_module(self, node, module):
-    return _dropout_op(self, node, module.p, module.training)
+def _native_dropout(self, node, a):
+    # The mask, its second result, is not a value of ours: ckpt.dropout
+    # regenerates it from the Philox counters.
+    return [_dropout(self, node, a), None]
 
 
-def _dropout_function(self, node):
-    return _dropout_op(self, node, self.static(node, 1, "p", 0.5),
-                       self.static(node, 2, "training", True))
-
-
-def _embedding_op(self, node, indices, weight):
+def _embedding(self, node, a):
+    if self.static(a["padding_idx"]) != -1:
+        raise _Unsupported("padding_idx")
+    if self.static(a["scale_grad_by_freq"]) or self.static(a["sparse"]):
+        raise _Unsupported("scale_grad_by_freq and sparse")
+    indices, weight = self._operand(a["indices"]), self._operand(a["weight"])
     return self._emit(node, f"ckpt.embedding %{indices.name}, "
                             f"%{weight.name} : ({indices.type}, "
                             f"{weight.type}) -> {self._result_type(node)}")
 
 
-def _embedding_module(self, node, module):
-    if module.padding_idx is not None or module.max_norm is not None:
-        raise _Unsupported("padding_idx and max_norm")
-    return _embedding_op(self, node, self._operand(node.args[0]),
-                         self._parameter(module.weight))
-
-
-def _embedding_function(self, node):
-    if any(self.static(node, i, n) is not None for i, n in
-           ((2, "padding_idx"), (3, "max_norm"))):
-        raise _Unsupported("padding_idx and max_norm")
-    return _embedding_op(self, node, self._operand(node.args[0]),
-                         self._operand(self.arg(node, 1, "weight")))
-
-
-def _reshape(self, node, *_):
-    x = self._operand(node.args[0])
+def _reshape(self, node, a):
+    x = self._operand(a["self"])
     result = self._result_type(node)
     if result == x.type:
         return x
     return self._emit(node, f"ckpt.reshape %{x.name} : {x.type} -> {result}")
 
 
-def _identity(self, node, *_):
-    return self._operand(node.args[0])
+def _identity(self, node, a):
+    return self._operand(a["self"])
 
 
-def _to(self, node):
-    x = self._operand(node.args[0])
+def _to_copy(self, node, a):
+    x = self._operand(a["self"])
     if self.values[node].dtype != x.dtype:
         raise _Unsupported("a change of element type")
     return x
@@ -1001,38 +1089,36 @@ def _to(self, node):
 def _permute_op(self, node, x, permutation):
     if list(permutation) == list(range(len(permutation))):
         return x
+    shape = tuple(x.shape[p] for p in permutation)
     return self._emit(node, f"ckpt.transpose %{x.name} permutation = "
                             f"[{', '.join(map(str, permutation))}] : "
-                            f"{x.type} -> {self._result_type(node)}")
+                            f"{x.type} -> {_tensor_type(shape, x.dtype)}",
+                      dtype=x.dtype, shapes=[shape])
 
 
-def _transpose(self, node):
-    x = self._operand(node.args[0])
+def _transpose(self, node, a):
+    x = self._operand(a["self"])
     rank = len(x.shape)
-    a = _normalize_dim(self.static(node, 1, "dim0"), rank)
-    b = _normalize_dim(self.static(node, 2, "dim1"), rank)
+    first, second = (_normalize_dim(self.static(a[d]), rank)
+                     for d in ("dim0", "dim1"))
     permutation = list(range(rank))
-    permutation[a], permutation[b] = b, a
+    permutation[first], permutation[second] = second, first
     return _permute_op(self, node, x, permutation)
 
 
-def _t(self, node):
-    x = self._operand(node.args[0])
+def _t(self, node, a):
+    x = self._operand(a["self"])
     return _permute_op(self, node, x, list(reversed(range(len(x.shape)))))
 
 
-def _permute(self, node):
-    x = self._operand(node.args[0])
-    dims = node.args[1:] if len(node.args) > 2 else self.static(node, 1, "dims")
-    dims = self._static_value(dims)
-    if isinstance(dims, int):
-        dims = [dims]
-    return _permute_op(self, node, x,
-                       [_normalize_dim(d, len(x.shape)) for d in dims])
+def _permute(self, node, a):
+    x = self._operand(a["self"])
+    return _permute_op(self, node, x, [_normalize_dim(d, len(x.shape))
+                                       for d in self.static(a["dims"])])
 
 
-def _expand(self, node):
-    x = self._operand(node.args[0])
+def _expand(self, node, a):
+    x = self._operand(a["self"])
     result = self._result_type(node)
     if result == x.type:
         return x
@@ -1040,123 +1126,81 @@ def _expand(self, node):
                             f"{result}")
 
 
-def _slice_op(self, node, x, dim, start, end, step, shape):
+def _slice_op(self, node, x, dim, start, end, step):
     if start == 0 and end == x.shape[dim] and step == 1:
         return x
-    result = _Value(None, shape, x.dtype)
+    size = max(0, -(-(end - start) // step))
+    shape = x.shape[:dim] + (size,) + x.shape[dim + 1:]
+    # The op's end is one past the last element taken.
+    end = start + (size - 1) * step + 1 if size else start
     step_text = f" step = {step}" if step != 1 else ""
-    value = self._emit(node, f"ckpt.slice %{x.name} dim = {dim} start = "
-                             f"{start} end = {end}{step_text} : {x.type} -> "
-                             f"{result.type}", dtype=x.dtype, shapes=[shape])
-    return value
+    return self._emit(node, f"ckpt.slice %{x.name} dim = {dim} start = "
+                            f"{start} end = {end}{step_text} : {x.type} -> "
+                            f"{_tensor_type(shape, x.dtype)}",
+                      dtype=x.dtype, shapes=[shape])
 
 
-def _getitem(self, node):
-    source, index = node.args
-    value = self.env[source] if isinstance(source, torch.fx.Node) else None
-    if isinstance(value, list):
-        return value[self._static_value(index)]
-    x = self._operand(source)
-    index = self._static_value(index)
-    if not isinstance(index, tuple):
-        index = (index,)
-    if any(i is Ellipsis for i in index):
-        at = index.index(Ellipsis)
-        fill = len(x.shape) - (len(index) - 1 - index.count(None))
-        index = index[:at] + (slice(None),) * fill + index[at + 1:]
-    dim = 0
-    current = x
-    for item in index:
-        if item is None:
-            continue
-        if isinstance(item, int):
-            item = _normalize_dim(item, current.shape[dim])
-            item = slice(item, item + 1)
-            squeeze = True
-        elif isinstance(item, slice):
-            squeeze = False
-        else:
-            raise _Unsupported("indexing by a tensor")
-        start, end, step = item.indices(current.shape[dim])
-        if step < 1:
-            raise _Unsupported("negative slice steps")
-        size = max(0, -(-(end - start) // step))
-        shape = current.shape[:dim] + (size,) + current.shape[dim + 1:]
-        current = _slice_op(self, node, current, dim, start,
-                            start + (size - 1) * step + 1 if size else start,
-                            step, shape)
-        dim += 0 if squeeze else 1
-        if squeeze:
-            shape = current.shape[:dim] + current.shape[dim + 1:]
-            current = self._emit(
-                node, f"ckpt.reshape %{current.name} : {current.type} -> "
-                      f"{_tensor_type(shape, current.dtype)}",
-                dtype=current.dtype, shapes=[shape])
-    result = self._result_type(node)
-    if current.type != result:  # None inserted unit dimensions
-        current = self._emit(node, f"ckpt.reshape %{current.name} : "
-                                   f"{current.type} -> {result}")
-    return current
+def _drop_dim(self, node, x, dim):
+    shape = x.shape[:dim] + x.shape[dim + 1:]
+    return self._emit(node, f"ckpt.reshape %{x.name} : {x.type} -> "
+                            f"{_tensor_type(shape, x.dtype)}",
+                      dtype=x.dtype, shapes=[shape])
 
 
-def _split_sizes(self, node, x, dim, chunks):
-    total = x.shape[dim]
-    if chunks is not None:
-        size = -(-total // chunks)
-        sizes = [min(size, total - i) for i in range(0, total, size)]
-    else:
-        split = self.static(node, 1, "split_size_or_sections")
-        if split is None:
-            split = self.static(node, 1, "split_size")
-        if isinstance(split, int):
-            sizes = [min(split, total - i) for i in range(0, total, split)]
-        else:
-            sizes = list(split)
+def _slice(self, node, a):
+    x = self._operand(a["self"])
+    dim = _normalize_dim(self.static(a["dim"]), len(x.shape))
+    start, end, step = slice(self.static(a["start"]), self.static(a["end"]),
+                             self.static(a["step"])).indices(x.shape[dim])
+    if step < 1:
+        raise _Unsupported("negative slice steps")
+    return _slice_op(self, node, x, dim, start, end, step)
+
+
+def _select(self, node, a):
+    x = self._operand(a["self"])
+    dim = _normalize_dim(self.static(a["dim"]), len(x.shape))
+    index = _normalize_dim(self.static(a["index"]), x.shape[dim])
+    return _drop_dim(self, node,
+                     _slice_op(self, node, x, dim, index, index + 1, 1), dim)
+
+
+def _split_op(self, node, x, dim, sizes):
     values, start = [], 0
     for size in sizes:
-        shape = x.shape[:dim] + (size,) + x.shape[dim + 1:]
-        values.append(_slice_op(self, node, x, dim, start, start + size, 1,
-                                shape))
+        values.append(_slice_op(self, node, x, dim, start, start + size, 1))
         start += size
     return values
 
 
-def _split(self, node):
-    x = self._operand(node.args[0])
-    dim = _normalize_dim(self.static(node, 2, "dim", 0), len(x.shape))
-    return _split_sizes(self, node, x, dim, None)
+def _split(self, node, a):
+    x = self._operand(a["self"])
+    dim = _normalize_dim(self.static(a["dim"]), len(x.shape))
+    total = x.shape[dim]
+    if "split_sizes" in a:
+        sizes = list(self.static(a["split_sizes"]))
+    else:
+        size = self.static(a["split_size"])
+        sizes = [min(size, total - i) for i in range(0, total, size)]
+    return _split_op(self, node, x, dim, sizes)
 
 
-def _chunk(self, node):
-    x = self._operand(node.args[0])
-    dim = _normalize_dim(self.static(node, 2, "dim", 0), len(x.shape))
-    return _split_sizes(self, node, x, dim, self.static(node, 1, "chunks"))
+def _unbind(self, node, a):
+    x = self._operand(a["self"])
+    dim = _normalize_dim(self.static(a["dim"]), len(x.shape))
+    return [_drop_dim(self, node, part, dim) for part in
+            _split_op(self, node, x, dim, [1] * x.shape[dim])]
 
 
-def _cat(self, node):
-    tensors = self.arg(node, 0, "tensors")
-    values = [self._operand(t) for t in tensors]
-    dim = _normalize_dim(self.static(node, 1, "dim", 0), len(values[0].shape))
+def _cat(self, node, a):
+    values = [self._operand(t) for t in a["tensors"]]
+    dim = _normalize_dim(self.static(a["dim"]), len(values[0].shape))
     return self._emit(node, f"ckpt.concat {', '.join('%' + v.name for v in values)} "
                             f"dim = {dim} : ({', '.join(v.type for v in values)}) "
                             f"-> {self._result_type(node)}")
 
 
-def _masked_fill(self, node):
-    x = self._operand(node.args[0])
-    mask = self._operand(node.args[1])
-    if mask.dtype != torch.bool:
-        raise _Unsupported("a mask that is not bool")
-    fill = self._operand(node.args[2], self.values[node.args[0]])
-    return self._emit(node, f"ckpt.where %{mask.name}, %{fill.name}, %{x.name} : "
-                            f"({mask.type}, {fill.type}, {x.type}) -> "
-                            f"{self._result_type(node)}")
-
-
-def _where(self, node):
-    like = self.values[node]
-    condition = self._operand(node.args[0])
-    a, b = self._operand(node.args[1], like), self._operand(node.args[2], like)
+def _where_op(self, node, condition, a, b):
     if condition.dtype != torch.bool:
         raise _Unsupported("a condition that is not bool")
     return self._emit(node, f"ckpt.where %{condition.name}, %{a.name}, %{b.name} : "
@@ -1164,58 +1208,75 @@ def _where(self, node):
                             f"{self._result_type(node)}")
 
 
+def _where(self, node, a):
+    like = self.values[node]
+    return _where_op(self, node, self._operand(a["condition"]),
+                     self._operand(a["self"], like),
+                     self._operand(a["other"], like))
+
+
+def _masked_fill(self, node, a):
+    like = self.values[node]
+    return _where_op(self, node, self._operand(a["mask"]),
+                     self._operand(a["value"], like),
+                     self._operand(a["self"]))
+
+
 def _reduce(mnemonic):
-    def convert(self, node):
-        x = self._operand(node.args[0])
-        dims = self.static(node, 1, "dim")
-        keepdim = self.static(node, 2, "keepdim", False)
-        if node.kwargs.get("dtype") is not None:
+    def convert(self, node, a):
+        x = self._operand(a["self"])
+        if a.get("dtype") is not None:
             raise _Unsupported("dtype")
+        dims = self.static(a.get("dim"))
         text = f"ckpt.{mnemonic} %{x.name}"
-        if dims is not None:
-            if isinstance(dims, int):
-                dims = [dims]
+        if dims:  # none or [] reduce over all dimensions
             dims = sorted(_normalize_dim(d, len(x.shape)) for d in dims)
             text += f" dims = [{', '.join(map(str, dims))}]"
-        if keepdim:
+        if a.get("keepdim"):
             text += " keepdim"
         return self._emit(node, f"{text} : {x.type} -> "
                                 f"{self._result_type(node)}")
     return convert
 
 
-def _cross_entropy(self, node):
-    logits = self._operand(node.args[0])
-    labels = self._operand(self.arg(node, 1, "target"))
-    for index, name, default in ((2, "weight", None), (4, "ignore_index", -100),
-                                 (6, "label_smoothing", 0.0)):
-        if self.static(node, index, name, default) != default:
-            raise _Unsupported(f"{name}")
-    if self.static(node, 5, "reduction", "mean") != "mean":
+# ATen's loss reductions: Reduction::None, Mean, Sum.
+_MEAN = 1
+
+
+def _cross_entropy(self, node, a):
+    logits, labels = self._operand(a["self"]), self._operand(a["target"])
+    if a["weight"] is not None:
+        raise _Unsupported("weight")
+    if self.static(a["label_smoothing"]) != 0:
+        raise _Unsupported("label_smoothing")
+    if self.static(a["reduction"]) != _MEAN:
         raise _Unsupported("reductions other than 'mean'")
     if len(logits.shape) != 2 or len(labels.shape) != 1:
         raise _Unsupported("logits must be [N, C] and labels [N]; reshape "
                            "them first")
+    # ignore_index (-100 by default) is not honoured: the labels of a
+    # training step are class indices.
     return self._emit(node, f"ckpt.cross_entropy %{logits.name}, "
                             f"%{labels.name} : ({logits.type}, {labels.type}) "
                             f"-> {self._result_type(node)}")
 
 
-def _mse_loss(self, node):
-    x = self._operand(node.args[0])
-    target = self._operand(self.arg(node, 1, "target"))
-    if self.static(node, 4, "reduction", "mean") != "mean":
+def _mse_loss(self, node, a):
+    x, target = self._operand(a["self"]), self._operand(a["target"])
+    if self.static(a["reduction"]) != _MEAN:
         raise _Unsupported("reductions other than 'mean'")
     return self._emit(node, f"ckpt.mse_loss %{x.name}, %{target.name} : "
                             f"({x.type}, {target.type}) -> "
                             f"{self._result_type(node)}")
 
 
-# -- convolution, pooling, batch norm, upsampling ------------------------------
+# -- convolution, pooling, upsampling ------------------------------------------
 
 
 def _pair(value, name):
     """A 2-D size given as one int or as two."""
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
     if isinstance(value, int):
         return (value, value)
     if isinstance(value, (tuple, list)) and len(value) == 2 and \
@@ -1243,8 +1304,7 @@ def _attributes(*attributes):
 
 def _window(kernel, stride, padding):
     """A pooling window's attributes; the stride is written when it is not
-    the kernel size (the default of PyTorch and of the ops: None, or []
-    for torch.max_pool2d)."""
+    the kernel size (ATen's default, [], and the ops')."""
     kernel = _pair(kernel, "kernel_size")
     stride = _pair(stride, "stride") if stride not in (None, [], ()) \
         else kernel
@@ -1253,153 +1313,61 @@ def _window(kernel, stride, padding):
         ("padding", _pair(padding, "padding"), (0, 0)))
 
 
-def _require_images(x):
-    if len(x.shape) != 4:
-        raise _Unsupported(f"a rank-{len(x.shape)} input (only batched "
-                           "images, [N, C, H, W])")
-
-
-def _conv2d_op(self, node, x, weight, bias, stride, padding, dilation,
-               groups):
-    if isinstance(padding, str):
-        raise _Unsupported(f"padding='{padding}' (give the padding as "
-                           "numbers)")
+def _convolution(self, node, a):
+    if self.static(a["transposed"]):
+        raise _Unsupported("transposed convolution")
+    x, weight = self._operand(a["input"]), self._operand(a["weight"])
     _require_images(x)
+    bias = self._operand(a["bias"]) if a["bias"] is not None else None
     operands = [x, weight] + ([bias] if bias is not None else [])
     text = f"ckpt.conv2d %{x.name}, %{weight.name}"
     if bias is not None:
         text += f" bias %{bias.name}"
-    text += _attributes(("stride", _pair(stride, "stride"), (1, 1)),
-                        ("padding", _pair(padding, "padding"), (0, 0)),
-                        ("dilation", _pair(dilation, "dilation"), (1, 1)),
-                        ("groups", groups, 1))
+    text += _attributes(
+        ("stride", _pair(self.static(a["stride"]), "stride"), (1, 1)),
+        ("padding", _pair(self.static(a["padding"]), "padding"), (0, 0)),
+        ("dilation", _pair(self.static(a["dilation"]), "dilation"), (1, 1)),
+        ("groups", self.static(a["groups"]), 1))
     return self._emit(node, f"{text} : ({', '.join(v.type for v in operands)})"
                             f" -> {self._result_type(node)}")
 
 
-def _conv2d_module(self, node, module):
-    if module.padding_mode != "zeros":
-        raise _Unsupported(f"padding_mode='{module.padding_mode}' (only "
-                           "'zeros')")
-    bias = self._parameter(module.bias) if module.bias is not None else None
-    return _conv2d_op(self, node, self._operand(node.args[0]),
-                      self._parameter(module.weight), bias, module.stride,
-                      module.padding, module.dilation, module.groups)
-
-
-def _conv2d_function(self, node):
-    bias = self.arg(node, 2, "bias")
-    return _conv2d_op(
-        self, node, self._operand(node.args[0]),
-        self._operand(self.arg(node, 1, "weight")),
-        self._operand(bias) if bias is not None else None,
-        self.static(node, 3, "stride", 1), self.static(node, 4, "padding", 0),
-        self.static(node, 5, "dilation", 1), self.static(node, 6, "groups", 1))
-
-
-def _batch_norm_module(self, node, module):
-    if not module.track_running_stats:
-        raise _Unsupported("track_running_stats=False (only batch norm "
-                           "with running statistics)")
-    if module.momentum is None:
-        raise _Unsupported("momentum=None (a cumulative moving average)")
-    x = self._operand(node.args[0])
-    _require_images(x)
-    operands = [x]
-    text = f"ckpt.batch_norm %{x.name}"
-    if module.affine:
-        weight, bias = (self._parameter(module.weight),
-                        self._parameter(module.bias))
-        operands += [weight, bias]
-        text += f" weight %{weight.name} bias %{bias.name}"
-    mean, var = (self._buffer(module.running_mean),
-                 self._buffer(module.running_var))
-    operands += [mean, var]
-    channels = (x.shape[1],)
-    statistic = _tensor_type(channels, x.dtype)
-    # The updated running statistics are results (the step does not
-    # mutate its arguments); the batch mean and reciprocal standard
-    # deviation are what the gradient reads.
-    values = self._emit(
-        node, f"{text} running_mean %{mean.name} running_var %{var.name}" +
-              _attributes(("momentum", module.momentum, 0.1),
-                          ("eps", module.eps, 1e-5)) +
-              f" : ({', '.join(v.type for v in operands)}) -> "
-              f"({x.type}, {', '.join([statistic] * 4)})",
-        results=5, dtype=x.dtype, shapes=[x.shape] + [channels] * 4)
-    self.buffer_updates[id(module.running_mean)] = values[3]
-    self.buffer_updates[id(module.running_var)] = values[4]
-    return values[0]
-
-
-def _max_pool2d_op(self, node, x, kernel, stride, padding, dilation,
-                   ceil_mode, return_indices):
-    if return_indices:
-        raise _Unsupported("return_indices=True")
-    if ceil_mode:
+def _max_pool2d(self, node, a):
+    if self.static(a["ceil_mode"]):
         raise _Unsupported("ceil_mode=True")
-    if _pair(dilation, "dilation") != (1, 1):
-        raise _Unsupported(f"dilation={dilation!r} (only 1)")
+    if _pair(self.static(a["dilation"]), "dilation") != (1, 1):
+        raise _Unsupported(f"dilation={self.static(a['dilation'])!r} "
+                           "(only 1)")
+    x = self._operand(a["self"])
     _require_images(x)
-    y = self.values[node]
-    values = self._emit(
-        node, f"ckpt.max_pool2d %{x.name}" + _window(kernel, stride, padding) +
-              f" : ({x.type}) -> ({_tensor_type(y.shape, y.dtype)}, "
-              f"{_tensor_type(y.shape, torch.int64)})",
-        results=2, dtype=[y.dtype, torch.int64], shapes=[y.shape] * 2)
-    return values[0]
+    shape = tuple(self.values[node][0].shape)
+    return self._emit(
+        node, f"ckpt.max_pool2d %{x.name}" +
+              _window(self.static(a["kernel_size"]), self.static(a["stride"]),
+                      self.static(a["padding"])) +
+              f" : ({x.type}) -> ({_tensor_type(shape, x.dtype)}, "
+              f"{_tensor_type(shape, torch.int64)})",
+        results=2, dtype=[x.dtype, torch.int64], shapes=[shape] * 2)
 
 
-def _max_pool2d_module(self, node, module):
-    return _max_pool2d_op(self, node, self._operand(node.args[0]),
-                          module.kernel_size, module.stride, module.padding,
-                          module.dilation, module.ceil_mode,
-                          module.return_indices)
-
-
-def _max_pool2d_function(self, node):
-    return _max_pool2d_op(
-        self, node, self._operand(node.args[0]),
-        self.static(node, 1, "kernel_size"), self.static(node, 2, "stride"),
-        self.static(node, 3, "padding", 0),
-        self.static(node, 4, "dilation", 1),
-        self.static(node, 5, "ceil_mode", False),
-        self.static(node, 6, "return_indices", False))
-
-
-def _avg_pool2d_op(self, node, x, kernel, stride, padding, ceil_mode,
-                   count_include_pad, divisor_override):
-    if ceil_mode:
+def _avg_pool2d(self, node, a):
+    if self.static(a["ceil_mode"]):
         raise _Unsupported("ceil_mode=True")
-    if divisor_override is not None:
+    if a["divisor_override"] is not None:
         raise _Unsupported("divisor_override")
+    x = self._operand(a["self"])
     _require_images(x)
     return self._emit(
-        node, f"ckpt.avg_pool2d %{x.name}" + _window(kernel, stride, padding) +
-              _attributes(("count_include_pad", bool(count_include_pad),
-                           True)) +
+        node, f"ckpt.avg_pool2d %{x.name}" +
+              _window(self.static(a["kernel_size"]), self.static(a["stride"]),
+                      self.static(a["padding"])) +
+              _attributes(("count_include_pad",
+                           bool(self.static(a["count_include_pad"])), True)) +
               f" : {x.type} -> {self._result_type(node)}")
 
 
-def _avg_pool2d_module(self, node, module):
-    return _avg_pool2d_op(self, node, self._operand(node.args[0]),
-                          module.kernel_size, module.stride, module.padding,
-                          module.ceil_mode, module.count_include_pad,
-                          module.divisor_override)
-
-
-def _avg_pool2d_function(self, node):
-    return _avg_pool2d_op(
-        self, node, self._operand(node.args[0]),
-        self.static(node, 1, "kernel_size"), self.static(node, 2, "stride"),
-        self.static(node, 3, "padding", 0),
-        self.static(node, 4, "ceil_mode", False),
-        self.static(node, 5, "count_include_pad", True),
-        self.static(node, 6, "divisor_override"))
-
-
-def _adaptive_avg_pool2d(self, node, *_):
-    x = self._operand(node.args[0])
+def _adaptive_avg_pool2d(self, node, a):
+    x = self._operand(a["self"])
     _require_images(x)
     y = self.values[node]
     if tuple(y.shape[2:]) == (1, 1):
@@ -1418,15 +1386,11 @@ def _adaptive_avg_pool2d(self, node, *_):
                       f" : {x.type} -> {self._result_type(node)}")
 
 
-def _upsample_op(self, node, x, mode, scale_factor):
-    if mode != "nearest":
-        raise _Unsupported(f"mode='{mode}' (only 'nearest')")
+def _upsample_nearest2d(self, node, a):
+    x = self._operand(a["input" if "input" in a else "self"])
     _require_images(x)
-    factors = scale_factor if isinstance(scale_factor, (tuple, list)) \
-        else [scale_factor]
     y = self.values[node]
-    if any(f is not None and not float(f).is_integer() for f in factors) or \
-            any(out % size for out, size in zip(y.shape[2:], x.shape[2:])):
+    if any(out % size for out, size in zip(y.shape[2:], x.shape[2:])):
         raise _Unsupported("a scale that is not a whole number")
     scale = tuple(out // size for out, size in zip(y.shape[2:], x.shape[2:]))
     return self._emit(node, f"ckpt.upsample_nearest2d %{x.name} scale = "
@@ -1434,98 +1398,77 @@ def _upsample_op(self, node, x, mode, scale_factor):
                             f"{self._result_type(node)}")
 
 
-def _upsample_module(self, node, module):
-    return _upsample_op(self, node, self._operand(node.args[0]), module.mode,
-                        module.scale_factor)
+def _getitem(self, node, _):
+    source, index = node.args
+    value = self.env[source]
+    if not isinstance(value, list):
+        raise _Unsupported("indexing a single value")
+    if value[index] is None:
+        raise _Unsupported(f"result {index} of {source.target}")
+    return value[index]
 
 
-def _interpolate(self, node):
-    if self.static(node, 6, "antialias", False):
-        raise _Unsupported("antialias=True")
-    return _upsample_op(self, node, self._operand(node.args[0]),
-                        self.static(node, 3, "mode", "nearest"),
-                        self.static(node, 2, "scale_factor"))
-
-
-_MODULE_CONVERTERS = [
-    (torch.nn.Linear, _linear_module),
-    (torch.nn.LayerNorm, _layer_norm_module),
-    (torch.nn.GELU, _gelu),
-    (torch.nn.ReLU, _relu),
-    (torch.nn.SiLU, _unary("silu")),
-    (torch.nn.Tanh, _unary("tanh")),
-    (torch.nn.Sigmoid, _unary("sigmoid")),
-    (torch.nn.Dropout, _dropout_module),
-    (torch.nn.Embedding, _embedding_module),
-    (torch.nn.Softmax, _softmax("softmax")),
-    (torch.nn.LogSoftmax, _softmax("log_softmax")),
-    (torch.nn.Identity, _identity),
-    (torch.nn.Conv2d, _conv2d_module),
-    (torch.nn.BatchNorm2d, _batch_norm_module),
-    (torch.nn.MaxPool2d, _max_pool2d_module),
-    (torch.nn.AvgPool2d, _avg_pool2d_module),
-    (torch.nn.AdaptiveAvgPool2d, _adaptive_avg_pool2d),
-    (torch.nn.Upsample, _upsample_module),
-]
-
-_FUNCTION_CONVERTERS = {
-    operator.add: _binary("add"), torch.add: _binary("add"),
-    operator.sub: _binary("sub"), torch.sub: _binary("sub"),
-    operator.mul: _binary("mul"), torch.mul: _binary("mul"),
-    operator.truediv: _binary("div"), torch.div: _binary("div"),
-    operator.neg: _unary("neg"), torch.neg: _unary("neg"),
-    operator.pow: _pow, torch.pow: _pow,
-    operator.matmul: _matmul, torch.matmul: _matmul, torch.bmm: _matmul,
-    torch.mm: _matmul,
+_CONVERTERS = {
     operator.getitem: _getitem,
-    torch.exp: _unary("exp"), torch.log: _unary("log"),
-    torch.rsqrt: _unary("rsqrt"),
-    torch.tanh: _unary("tanh"), torch.sigmoid: _unary("sigmoid"),
-    torch.relu: _unary("relu"), F.relu: _relu,
-    F.silu: _unary("silu"), F.gelu: _gelu, F.tanh: _unary("tanh"),
-    F.sigmoid: _unary("sigmoid"),
-    F.softmax: _softmax("softmax"), torch.softmax: _softmax("softmax"),
-    F.log_softmax: _softmax("log_softmax"),
-    torch.log_softmax: _softmax("log_softmax"),
-    F.linear: _linear_function, F.layer_norm: _layer_norm_function,
-    F.dropout: _dropout_function, F.embedding: _embedding_function,
-    torch.reshape: _reshape, torch.flatten: _reshape,
-    torch.unsqueeze: _reshape, torch.squeeze: _reshape,
-    torch.transpose: _transpose, torch.permute: _permute, torch.t: _t,
-    torch.split: _split, torch.chunk: _chunk, torch.cat: _cat,
-    torch.where: _where, torch.masked_fill: _masked_fill,
-    torch.sum: _reduce("reduce_sum"), torch.mean: _reduce("reduce_mean"),
-    torch.amax: _reduce("reduce_max"),
-    F.cross_entropy: _cross_entropy, F.mse_loss: _mse_loss,
-    torch.broadcast_to: _expand,
-    F.conv2d: _conv2d_function,
-    F.max_pool2d: _max_pool2d_function, torch.max_pool2d: _max_pool2d_function,
-    F.avg_pool2d: _avg_pool2d_function,
-    F.adaptive_avg_pool2d: _adaptive_avg_pool2d,
-    F.interpolate: _interpolate,
-}
-
-_METHOD_CONVERTERS = {
-    "add": _binary("add"), "sub": _binary("sub"), "mul": _binary("mul"),
-    "div": _binary("div"), "neg": _unary("neg"), "pow": _pow,
-    "matmul": _matmul, "bmm": _matmul, "exp": _unary("exp"),
-    "log": _unary("log"), "rsqrt": _unary("rsqrt"), "tanh": _unary("tanh"),
-    "sigmoid": _unary("sigmoid"), "relu": _unary("relu"),
-    "softmax": _softmax("softmax"), "log_softmax": _softmax("log_softmax"),
-    "view": _reshape, "reshape": _reshape, "flatten": _reshape,
-    "unsqueeze": _reshape, "squeeze": _reshape, "view_as": _reshape,
-    "reshape_as": _reshape, "contiguous": _identity, "clone": _identity,
-    "float": _to, "to": _to, "type_as": _to,
-    "transpose": _transpose, "permute": _permute, "t": _t,
-    "expand": _expand, "expand_as": _expand,
-    "split": _split, "chunk": _chunk, "masked_fill": _masked_fill,
-    "sum": _reduce("reduce_sum"), "mean": _reduce("reduce_mean"),
-    "amax": _reduce("reduce_max"),
+    aten.add.Tensor: _binary("add"), aten.add.Scalar: _binary("add"),
+    aten.sub.Tensor: _binary("sub"), aten.sub.Scalar: _binary("sub"),
+    aten.rsub.Scalar: _binary("sub", reflected=True),
+    aten.rsub.Tensor: _binary("sub", reflected=True),
+    aten.mul.Tensor: _binary("mul"), aten.mul.Scalar: _binary("mul"),
+    aten.div.Tensor: _binary("div"), aten.div.Scalar: _binary("div"),
+    aten.neg.default: _unary("neg"), aten.exp.default: _unary("exp"),
+    aten.log.default: _unary("log"), aten.rsqrt.default: _unary("rsqrt"),
+    aten.tanh.default: _unary("tanh"), aten.sigmoid.default: _unary("sigmoid"),
+    aten.relu.default: _unary("relu"), aten.silu.default: _unary("silu"),
+    aten.gelu.default: _gelu,
+    aten.sqrt.default: _unary("sqrt"), aten.abs.default: _unary("abs"),
+    aten.pow.Tensor_Scalar: _pow,
+    aten.clamp.default: _clamp("min", "max"),
+    aten.clamp_min.default: _clamp("min", None),
+    aten.clamp_max.default: _clamp(None, "max"),
+    aten.hardtanh.default: _clamp("min_val", "max_val"),
+    aten._softmax.default: _softmax("softmax"),
+    aten._log_softmax.default: _softmax("log_softmax"),
+    aten.linear.default: _linear, aten.addmm.default: _addmm,
+    aten.matmul.default: _matmul, aten.mm.default: _matmul,
+    aten.bmm.default: _matmul,
+    aten.layer_norm.default: _layer_norm,
+    aten.native_layer_norm.default: _layer_norm_op,
+    aten.rms_norm.default: _rms_norm,
+    aten._native_batch_norm_legit_functional.default: _batch_norm,
+    aten.dropout.default: _dropout, aten.native_dropout.default: _native_dropout,
+    aten.embedding.default: _embedding,
+    aten.view.default: _reshape, aten._unsafe_view.default: _reshape,
+    aten.reshape.default: _reshape, aten.unsqueeze.default: _reshape,
+    aten.squeeze.default: _reshape, aten.squeeze.dim: _reshape,
+    aten.squeeze.dims: _reshape,
+    aten.clone.default: _identity, aten.alias.default: _identity,
+    aten._to_copy.default: _to_copy,
+    aten.transpose.int: _transpose, aten.permute.default: _permute,
+    aten.t.default: _t, aten.expand.default: _expand,
+    aten.slice.Tensor: _slice, aten.select.int: _select,
+    aten.split.Tensor: _split, aten.split_with_sizes.default: _split,
+    aten.unbind.int: _unbind, aten.cat.default: _cat,
+    aten.where.self: _where, aten.masked_fill.Scalar: _masked_fill,
+    aten.masked_fill.Tensor: _masked_fill,
+    aten.sum.default: _reduce("reduce_sum"),
+    aten.sum.dim_IntList: _reduce("reduce_sum"),
+    aten.mean.default: _reduce("reduce_mean"),
+    aten.mean.dim: _reduce("reduce_mean"),
+    aten.amax.default: _reduce("reduce_max"),
+    aten.cross_entropy_loss.default: _cross_entropy,
+    aten.mse_loss.default: _mse_loss,
+    aten.convolution.default: _convolution,
+    aten.max_pool2d_with_indices.default: _max_pool2d,
+    aten.avg_pool2d.default: _avg_pool2d,
+    aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d,
+    aten.upsample_nearest2d.vec: _upsample_nearest2d,
+    aten.upsample_nearest2d.default: _upsample_nearest2d,
 }
 
 
 def import_module(module, example_inputs, function_name="forward"):
-    """Imports `module` (in training mode) traced on `example_inputs` (a
+    """Imports `module` (in training mode) exported on `example_inputs` (a
     tuple of tensors, one per forward argument). Returns a TorchImport;
     raises ImportFailure naming what cannot be imported and where."""
     if not function_name.replace("_", "a").isalnum():
@@ -1671,7 +1614,7 @@ def main(argv=None):
         prog="ckpt-import-torch",
         description="Imports a PyTorch module whose forward returns the "
                     "training loss into the ckpt dialect, tracing it with "
-                    "torch.fx on inputs of the given shapes.")
+                    "torch.export on inputs of the given shapes.")
     parser.add_argument("model", metavar="FILE.py:NAME",
                         help="the module class (or a function returning the "
                              "module) to import, constructed with no "

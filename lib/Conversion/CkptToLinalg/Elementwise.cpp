@@ -100,6 +100,54 @@ FailureOr<SmallVector<Value>> lowerGeluGrad(GeluGradOp op,
       })};
 }
 
+FailureOr<SmallVector<Value>> lowerPow(PowOp op, PatternRewriter &rewriter) {
+  double exponent = op.getExponent().convertToDouble();
+  return SmallVector<Value>{
+      buildMap(rewriter, op.getLoc(), op.getType(), op.getInput(),
+               [&](ScalarBuilder &s, ValueRange x) {
+                 return s.pow(x[0], s.constant(exponent));
+               })};
+}
+
+FailureOr<SmallVector<Value>> lowerClamp(ClampOp op,
+                                         PatternRewriter &rewriter) {
+  std::optional<double> min, max;
+  if (auto bound = op.getMin())
+    min = bound->convertToDouble();
+  if (auto bound = op.getMax())
+    max = bound->convertToDouble();
+  return SmallVector<Value>{
+      buildMap(rewriter, op.getLoc(), op.getType(), op.getInput(),
+               [&](ScalarBuilder &s, ValueRange x) {
+                 Value y = x[0];
+                 if (min)
+                   y = s.max(y, s.constant(*min));
+                 if (max)
+                   y = s.min(y, s.constant(*max));
+                 return y;
+               })};
+}
+
+FailureOr<SmallVector<Value>> lowerClampGrad(ClampGradOp op,
+                                             PatternRewriter &rewriter) {
+  std::optional<double> min, max;
+  if (auto bound = op.getMin())
+    min = bound->convertToDouble();
+  if (auto bound = op.getMax())
+    max = bound->convertToDouble();
+  return SmallVector<Value>{buildMap(
+      rewriter, op.getLoc(), op.getType(), {op.getGrad(), op.getForward()},
+      [&](ScalarBuilder &s, ValueRange v) {
+        Value dx = v[0];
+        if (min)
+          dx = s.select(s.less(v[1], s.constant(*min)), s.constant(0.0), dx);
+        if (max)
+          dx = s.select(s.greater(v[1], s.constant(*max)), s.constant(0.0),
+                        dx);
+        return dx;
+      })};
+}
+
 } // namespace
 
 void ckpt::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
@@ -127,6 +175,12 @@ void ckpt::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   addPointwise<RsqrtOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
                          return s.rsqrt(x[0]);
                        });
+  addPointwise<SqrtOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
+                        return s.sqrt(x[0]);
+                      });
+  addPointwise<AbsOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
+                       return s.abs(x[0]);
+                     });
   addPointwise<TanhOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
                         return s.tanh(x[0]);
                       });
@@ -159,6 +213,14 @@ void ckpt::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
                        s.mul(x[1], s.sub(s.constant(1.0), sig))));
         return s.mul(x[0], slope);
       });
+  addPointwise<AbsGradOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
+        Value zero = s.constant(0.0);
+        Value negative = s.select(s.less(x[1], zero), s.neg(x[0]), zero);
+        return s.select(s.greater(x[1], zero), x[0], negative);
+      });
+  addLowering<PowOp>(patterns, lowerPow);
+  addLowering<ClampOp>(patterns, lowerClamp);
+  addLowering<ClampGradOp>(patterns, lowerClampGrad);
   addLowering<GeluOp>(patterns, lowerGelu);
   addLowering<GeluGradOp>(patterns, lowerGeluGrad);
 }

@@ -45,11 +45,22 @@ Value ScalarBuilder::erf(Value x) { return math::ErfOp::create(b, loc, x); }
 Value ScalarBuilder::rsqrt(Value x) {
   return div(constant(1.0), math::SqrtOp::create(b, loc, x));
 }
+Value ScalarBuilder::sqrt(Value x) { return math::SqrtOp::create(b, loc, x); }
+Value ScalarBuilder::abs(Value x) { return math::AbsFOp::create(b, loc, x); }
+Value ScalarBuilder::pow(Value x, Value y) {
+  return math::PowFOp::create(b, loc, x, y);
+}
+Value ScalarBuilder::min(Value x, Value y) {
+  return arith::MinimumFOp::create(b, loc, x, y);
+}
 Value ScalarBuilder::sigmoid(Value x) {
   return div(constant(1.0), add(constant(1.0), exp(neg(x))));
 }
 Value ScalarBuilder::greater(Value x, Value y) {
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
+}
+Value ScalarBuilder::less(Value x, Value y) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, y);
 }
 Value ScalarBuilder::equal(Value x, Value y) {
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, y);

@@ -36,9 +36,15 @@ struct ScalarBuilder {
   mlir::Value tanh(mlir::Value x);
   mlir::Value erf(mlir::Value x);
   mlir::Value rsqrt(mlir::Value x);
+  mlir::Value sqrt(mlir::Value x);
+  mlir::Value abs(mlir::Value x);
+  mlir::Value pow(mlir::Value x, mlir::Value y);
+  mlir::Value min(mlir::Value x, mlir::Value y);
   mlir::Value sigmoid(mlir::Value x);
   /// x > y as an i1.
   mlir::Value greater(mlir::Value x, mlir::Value y);
+  /// x < y as an i1.
+  mlir::Value less(mlir::Value x, mlir::Value y);
   mlir::Value equal(mlir::Value x, mlir::Value y);
   mlir::Value select(mlir::Value condition, mlir::Value x, mlir::Value y);
 };

@@ -142,3 +142,35 @@ func.func @dropout_grad_p(%a: tensor<4xf32>, %r: !ckpt.rng) {
   %y = ckpt.dropout_grad %a rng %r offset = 0 p = 2.0 : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @clamp_without_bounds(%a: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.clamp' op needs a 'min' or a 'max' bound}}
+  %y = ckpt.clamp %a : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @clamp_bounds_reversed(%a: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.clamp' op bound min = 2 is above max = 1}}
+  %y = ckpt.clamp %a min = 2.0 max = 1.0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @clamp_grad_bounds_reversed(%a: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.clamp_grad' op bound min = 3 is above max = -3}}
+  %y = ckpt.clamp_grad %a, %a min = 3.0 max = -3.0 : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @pow_without_exponent(%a: tensor<4xf32>) {
+  // expected-error @below {{expected 'exponent'}}
+  %y = ckpt.pow %a : tensor<4xf32>
+  return
+}

@@ -36,6 +36,20 @@ func.func @elementwise(%a: tensor<4x8xf32>, %v: tensor<8xf32>, %m: tensor<4x1xi1
   %6 = ckpt.log %a : tensor<4x8xf32>
   // CHECK: ckpt.rsqrt %[[A]] : tensor<4x8xf32>
   %rs = ckpt.rsqrt %a : tensor<4x8xf32>
+  // CHECK: ckpt.sqrt %[[A]] : tensor<4x8xf32>
+  %sq = ckpt.sqrt %a : tensor<4x8xf32>
+  // CHECK: ckpt.abs %[[A]] : tensor<4x8xf32>
+  %ab = ckpt.abs %a : tensor<4x8xf32>
+  // CHECK: ckpt.pow %[[A]] exponent = 3.000000e+00 : tensor<4x8xf32>
+  %pw = ckpt.pow %a exponent = 3.0 : tensor<4x8xf32>
+  // CHECK: ckpt.clamp %[[A]] min = 0.000000e+00 max = 6.000000e+00 : tensor<4x8xf32>
+  %c6 = ckpt.clamp %a min = 0.0 max = 6.0 : tensor<4x8xf32>
+  // CHECK: ckpt.clamp %[[A]] max = 1.000000e+00 : tensor<4x8xf32>
+  %c1 = ckpt.clamp %a max = 1.0 : tensor<4x8xf32>
+  // CHECK: ckpt.clamp_grad %[[A]], %[[A]] min = -1.000000e+00 : tensor<4x8xf32>
+  %cg = ckpt.clamp_grad %a, %a min = -1.0 : tensor<4x8xf32>
+  // CHECK: ckpt.abs_grad %[[A]], %[[A]] : tensor<4x8xf32>
+  %ag = ckpt.abs_grad %a, %a : tensor<4x8xf32>
   // CHECK: ckpt.tanh %[[A]] : tensor<4x8xf32>
   %7 = ckpt.tanh %a : tensor<4x8xf32>
   // CHECK: ckpt.sigmoid %[[A]] : tensor<4x8xf32>

@@ -20,17 +20,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
 import ckpt_import_torch  # noqa: E402
 
 
-_RESHAPES = {"view", "reshape", "flatten", "unsqueeze", "squeeze",
-             "contiguous", torch.reshape, torch.flatten, torch.unsqueeze,
-             torch.squeeze}
+aten = torch.ops.aten
+# Ops whose result is their operand's value to ckpt: reshapes (views in
+# both), and copies that ckpt does not make.
+_SAME_VALUE = {aten.view.default, aten._unsafe_view.default,
+               aten.reshape.default, aten.unsqueeze.default,
+               aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
+               aten.alias.default, aten.clone.default, aten._to_copy.default}
 
 
 def storage_owner(node):
-    """The node whose memory a reshape chain ending at `node` shares (in
-    both PyTorch and ckpt, reshapes are views)."""
-    while node.target in _RESHAPES and node.op != "get_attr":
+    """The node whose memory a reshape chain ending at `node` shares."""
+    while node.target in _SAME_VALUE:
         node = node.args[0]
     return node
+
+
+def storage(tensor):
+    return tensor.untyped_storage()
 
 
 def is_copy(tensor, operand):
@@ -39,23 +46,26 @@ def is_copy(tensor, operand):
         torch.equal(tensor.reshape(-1), operand.contiguous().reshape(-1))
 
 
-def pytorch_saved(imported, inputs):
+def pytorch_saved(imported, model, inputs):
     """What autograd saves while the traced module runs: bytes per storage
     owner node, and the documented differences apart (label -> bytes per
     node)."""
     graph_module = imported.graph_module
     nodes = {n.name: n for n in graph_module.graph.nodes}
+    arguments = ckpt_import_torch.graph_arguments(imported.exported, model,
+                                                  inputs)
     owners = {}  # storage address -> node name
     saved = {}  # storage address -> (saving node, tensor)
-    parameters = {p.storage().data_ptr() for p in graph_module.parameters()}
-    buffers = {b.storage().data_ptr() for b in graph_module.buffers()}
+    parameters = {storage(p).data_ptr() for p in model.parameters()}
+    buffers = {storage(b).data_ptr() for b in model.buffers()}
     current = [None]
+    mask_storages = set()  # dropout's masks
     # Node outputs stay alive to the end, so no later storage reuses the
     # address of one.
     outputs = {}
 
     def pack(tensor):
-        address = tensor.storage().data_ptr()
+        address = storage(tensor).data_ptr()
         if address not in parameters and address not in saved:
             saved[address] = (current[0], tensor)
         return tensor
@@ -67,41 +77,35 @@ def pytorch_saved(imported, inputs):
             for value in (result if isinstance(result, (tuple, list))
                           else [result]):
                 if isinstance(value, torch.Tensor):
-                    owners.setdefault(value.storage().data_ptr(), node.name)
+                    owners.setdefault(storage(value).data_ptr(), node.name)
+            if node.target == aten.native_dropout.default:
+                mask_storages.add(storage(result[1]).data_ptr())
             outputs[node] = result
             return result
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        Run(graph_module).run(*inputs)
-    activations, masks, scalars, constants, mean_inputs, running = \
-        {}, {}, {}, {}, {}, {}
+        Run(graph_module).run(*arguments)
+    activations, masks, scalars, constants, running = {}, {}, {}, {}, {}
 
     def add(table, node, size):
         table[node] = table.get(node, 0) + size
 
     for address, (saver, tensor) in saved.items():
-        size = tensor.storage().nbytes()
+        size = storage(tensor).nbytes()
         owner = owners.get(address)
-        if owner is not None:  # a node's output, or a view of one
+        if address in buffers and \
+                saver.target == aten._native_batch_norm_legit_functional.default:
+            # Batch norm keeps its running statistics for an eval-mode
+            # backward; in training mode its gradient reads the batch's.
+            add(running, saver.name, size)
+        elif address in mask_storages:
+            add(masks, owner, size)
+        elif owner is not None:  # a node's output, or a view of one
             owner = storage_owner(nodes[owner]).name
-            if saver.target in ("mean", torch.mean) and owner in {
-                    storage_owner(a).name for a in saver.all_input_nodes}:
-                # PyTorch 1.13's mean over dimensions keeps its input; its
-                # gradient needs only the input's shape.
-                add(mean_inputs, owner, size)
-                continue
             add(constants if owner in imported.folded else activations,
                 owner, size)
         elif tensor.dim() == 0:
             add(scalars, saver.name, size)
-        elif address in buffers:
-            # Batch norm keeps its running statistics for an eval-mode
-            # backward; in training mode its gradient reads the batch's.
-            add(running, saver.name, size)
-        elif isinstance(saver.target, str) and saver.op == "call_module" \
-                and isinstance(graph_module.get_submodule(saver.target),
-                               torch.nn.Dropout):
-            add(masks, saver.name, size)
         else:
             # An internal tensor: one the op computed for its backward
             # (layer norm's statistics), or a copy of an operand (matmul
@@ -124,15 +128,12 @@ def pytorch_saved(imported, inputs):
                          masks,
                          "0-d scalars (ckpt: constants)": scalars,
                          "constants (ckpt: not activations)": constants,
-                         "inputs of means over dimensions (ckpt: its "
-                         "gradient reads none)": mean_inputs,
                          "batch-norm running statistics (ckpt: arguments "
                          "its gradient does not read)": running}
 
 
 def ckpt_saved(imported, report):
     """Our saved activations from the report: bytes per storage owner."""
-    nodes = {n.name: n for n in imported.graph_module.graph.nodes}
     activations = {}
     for tensor in report["saved_tensors"]:
         # The random state dropout's gradient reads takes no memory.
@@ -141,7 +142,8 @@ def ckpt_saved(imported, report):
         if tensor["producer"].startswith("argument "):
             name = imported.arguments[int(tensor["producer"].split()[1])][0]
         else:
-            name = storage_owner(nodes[tensor["source_name"]]).name
+            name = storage_owner(
+                imported.op_nodes[tensor["source_name"]]).name
         activations[name] = activations.get(name, 0) + tensor["bytes"]
     return activations
 
@@ -158,31 +160,34 @@ def saved(options):
                          input=imported.text, capture_output=True, text=True,
                          check=True)
     ours = ckpt_saved(imported, json.loads(run.stdout)[0])
-    theirs, differences = pytorch_saved(imported, inputs)
+    theirs, differences = pytorch_saved(imported, model, inputs)
     mismatches = 0
+    # Nodes by the names their ops carry (a leaf module's path).
+    shown = {node.name: name for name, node in imported.op_nodes.items()}
     for name in theirs.keys() | ours.keys():
         if theirs.get(name, 0) != ours.get(name, 0):
-            print(f"MISMATCH {name}: PyTorch saves {theirs.get(name, 0)} B, "
-                  f"ckpt {ours.get(name, 0)} B")
+            print(f"MISMATCH {shown.get(name, name)}: PyTorch saves "
+                  f"{theirs.get(name, 0)} B, ckpt {ours.get(name, 0)} B")
             mismatches += 1
     print(f"saved activations: {len(ours)} nodes, {sum(ours.values())} B, "
           f"equal to PyTorch's but for {mismatches} nodes")
     for label, table in differences.items():
         print(f"PyTorch also saves {label}: " + (", ".join(
-            f"{name} {size} B" for name, size in sorted(table.items()))
+            f"{shown.get(name, name)} {size} B"
+            for name, size in sorted(table.items()))
             or "none"))
     for name, size in sorted(differences[next(iter(differences))].items()):
-        elements = nodes_value(imported, name).numel()
-        if size != 4 * elements:
+        elements = nodes_value(imported, name)[0].numel()
+        if size != elements:
             print(f"MISMATCH dropout mask {name}: {size} B for {elements} "
-                  "elements, not 4 B each")
+                  "elements, not 1 B each")
             mismatches += 1
     sys.exit(1 if mismatches else 0)
 
 
 def nodes_value(imported, name):
     return next(n for n in imported.graph_module.graph.nodes
-                if n.name == name).meta["ckpt_value"]
+                if n.name == name).meta["val"]
 
 
 def main():

@@ -286,6 +286,60 @@ LogicalResult RsqrtOp::buildGradients(OpBuilder &builder,
   return success();
 }
 
+// d sqrt(x) / dx = 1 / (2 sqrt(x)): from the result, as PyTorch saves it.
+SmallVector<Value> SqrtOp::getSavedValues(ArrayRef<bool>) {
+  return {getResult()};
+}
+
+LogicalResult SqrtOp::buildGradients(OpBuilder &builder,
+                                     ArrayRef<Value> resultGrads,
+                                     ArrayRef<bool>,
+                                     SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  Value y = getResult();
+  Value two = g.scalar(getElementTypeOrSelf(y.getType()), 2.0);
+  Value twiceRoot = MulOp::create(builder, g.loc, y, two);
+  operandGrads.assign(
+      {DivOp::create(builder, g.loc, resultGrads[0], twiceRoot).getResult()});
+  return success();
+}
+
+// d x^p / dx = p x^(p - 1), from the input (PyTorch's pow_backward).
+SmallVector<Value> PowOp::getSavedValues(ArrayRef<bool>) {
+  return {getInput()};
+}
+
+LogicalResult PowOp::buildGradients(OpBuilder &builder,
+                                    ArrayRef<Value> resultGrads,
+                                    ArrayRef<bool>,
+                                    SmallVectorImpl<Value> &operandGrads) {
+  GradBuilder g(builder, *this);
+  double exponent = getExponent().convertToDouble();
+  Value lowered = PowOp::create(builder, g.loc, getInput(),
+                                builder.getF64FloatAttr(exponent - 1));
+  Value scale =
+      g.scalar(getElementTypeOrSelf(getInput().getType()), exponent);
+  Value slope = MulOp::create(builder, g.loc, lowered, scale);
+  operandGrads.assign(
+      {MulOp::create(builder, g.loc, resultGrads[0], slope).getResult()});
+  return success();
+}
+
+SmallVector<Value> ClampOp::getSavedValues(ArrayRef<bool>) {
+  return {getInput()};
+}
+
+LogicalResult ClampOp::buildGradients(OpBuilder &builder,
+                                      ArrayRef<Value> resultGrads,
+                                      ArrayRef<bool>,
+                                      SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({ClampGradOp::create(builder, getLoc(), resultGrads[0],
+                                           getInput(), getMinAttr(),
+                                           getMaxAttr())
+                           .getResult()});
+  return success();
+}
+
 SmallVector<Value> LogOp::getSavedValues(ArrayRef<bool>) {
   return {getInput()};
 }
@@ -301,7 +355,7 @@ LogicalResult LogOp::buildGradients(OpBuilder &builder,
 }
 
 // The pointwise ops with a dedicated gradient op read either their result
-// (tanh, sigmoid, relu: as PyTorch saves) or their input (silu, gelu).
+// (tanh, sigmoid, relu: as PyTorch saves) or their input (silu, gelu, abs).
 #define CKPT_POINTWISE_GRADIENT(Op, GradOp, saved)                             \
   SmallVector<Value> Op::getSavedValues(ArrayRef<bool>) { return {saved}; }    \
   LogicalResult Op::buildGradients(OpBuilder &builder,                         \
@@ -318,6 +372,7 @@ CKPT_POINTWISE_GRADIENT(TanhOp, TanhGradOp, getResult())
 CKPT_POINTWISE_GRADIENT(SigmoidOp, SigmoidGradOp, getResult())
 CKPT_POINTWISE_GRADIENT(ReluOp, ReluGradOp, getResult())
 CKPT_POINTWISE_GRADIENT(SiluOp, SiluGradOp, getInput())
+CKPT_POINTWISE_GRADIENT(AbsOp, AbsGradOp, getInput())
 #undef CKPT_POINTWISE_GRADIENT
 
 SmallVector<Value> GeluOp::getSavedValues(ArrayRef<bool>) {

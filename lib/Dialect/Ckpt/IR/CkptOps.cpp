@@ -385,6 +385,27 @@ static LogicalResult verifyDropout(Operation *op, double p,
   return success();
 }
 
+/// Shared by clamp and its gradient: at least one bound, in order.
+static LogicalResult verifyClampBounds(Operation *op,
+                                       std::optional<APFloat> min,
+                                       std::optional<APFloat> max) {
+  if (!min && !max)
+    return op->emitOpError() << "needs a 'min' or a 'max' bound";
+  if (min && max && min->convertToDouble() > max->convertToDouble())
+    return op->emitOpError()
+           << "bound min = " << realText(min->convertToDouble())
+           << " is above max = " << realText(max->convertToDouble());
+  return success();
+}
+
+LogicalResult ClampOp::verify() {
+  return verifyClampBounds(*this, getMin(), getMax());
+}
+
+LogicalResult ClampGradOp::verify() {
+  return verifyClampBounds(*this, getMin(), getMax());
+}
+
 LogicalResult DropoutOp::verify() {
   if (bool(getRng()) != getOffset().has_value())
     return emitOpError() << "takes an 'rng' state and an 'offset' together";

@@ -164,10 +164,60 @@ def Ckpt_NegOp : Ckpt_UnaryOp<"neg", "-x">;
 def Ckpt_ExpOp : Ckpt_UnaryOp<"exp", "exp(x)">;
 def Ckpt_LogOp : Ckpt_UnaryOp<"log", "log(x)">;
 def Ckpt_RsqrtOp : Ckpt_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+def Ckpt_SqrtOp : Ckpt_UnaryOp<"sqrt", "sqrt(x)">;
+def Ckpt_AbsOp : Ckpt_UnaryOp<"abs", "|x|">;
 def Ckpt_TanhOp : Ckpt_UnaryOp<"tanh", "tanh(x)">;
 def Ckpt_SigmoidOp : Ckpt_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Ckpt_ReluOp : Ckpt_UnaryOp<"relu", "max(x, 0)">;
 def Ckpt_SiluOp : Ckpt_UnaryOp<"silu", "x * sigmoid(x)">;
+
+def Ckpt_PowOp : Ckpt_Op<"pow", [Pure, SameOperandsAndResultType] #
+                                Ckpt_Differentiable> {
+  let summary = "elementwise power by a constant exponent (torch.pow)";
+  let description = [{
+    Raises every element to `exponent`, a number (`x ** 3`, `x.pow(0.5)`);
+    the result has the operand's type. The square `x ** 2` imports as a
+    `mul`.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.pow %x exponent = 3.0 : tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input, F64Attr:$exponent);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = "$input `exponent` `=` $exponent attr-dict `:` type($input)";
+}
+
+// The bounds of a clamp: either may be absent, not both.
+defvar Ckpt_ClampBounds = (ins OptionalAttr<F64Attr>:$min,
+                               OptionalAttr<F64Attr>:$max);
+
+def Ckpt_ClampOp : Ckpt_Op<"clamp", [Pure, SameOperandsAndResultType] #
+                                    Ckpt_Differentiable> {
+  let summary = "elementwise clamp into [min, max] (torch.clamp, hardtanh)";
+  let description = [{
+    Computes `min(max(x, min), max)` for every element; an absent bound does
+    not clamp. `torch.clamp`, `F.hardtanh` and `F.relu6` (`min = 0, max =
+    6`) import as it, and `hardswish` and `hardsigmoid` through it. Its
+    gradient passes where `min <= x <= max`, as `torch.clamp`'s does
+    (`hardtanh`'s excludes the bounds themselves: the two differ only at
+    inputs exactly on a bound).
+
+    Example:
+
+    ```mlir
+    %y = ckpt.clamp %x min = 0.0 max = 6.0 : tensor<8x32x16x16xf32>
+    ```
+  }];
+  let arguments = !con((ins Ckpt_FloatTensor:$input), Ckpt_ClampBounds);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`min` `=` $min^)? (`max` `=` $max^)? attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
 
 def Ckpt_GeluOp : Ckpt_UnaryOp<"gelu", "x * Phi(x)"> {
   let description = [{
@@ -824,6 +874,32 @@ def Ckpt_TanhGradOp : Ckpt_PointwiseGradOp<"tanh_grad", "tanh",
     "result y", "grad * (1 - y * y)">;
 def Ckpt_ReluGradOp : Ckpt_PointwiseGradOp<"relu_grad", "relu",
     "result y", "y > 0 ? grad : 0">;
+def Ckpt_AbsGradOp : Ckpt_PointwiseGradOp<"abs_grad", "abs",
+    "input x", "grad * sign(x)">;
+
+def Ckpt_ClampGradOp : Ckpt_Op<"clamp_grad", [Pure, SameOperandsAndResultType]
+                                              # Ckpt_Costed> {
+  let summary = "input gradient of ckpt.clamp";
+  let description = [{
+    Passes `grad` where the forward input `x` lies within the forward op's
+    bounds (`min <= x <= max`), and 0 elsewhere.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.clamp_grad %dy, %x min = 0.0 max = 6.0 : tensor<8x512xf32>
+    ```
+  }];
+  let arguments = !con((ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$forward),
+                       Ckpt_ClampBounds);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $forward (`min` `=` $min^)? (`max` `=` $max^)? attr-dict `:`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Ckpt_SiluGradOp : Ckpt_PointwiseGradOp<"silu_grad", "silu",
     "input x", "grad * s * (1 + x * (1 - s)), s = sigmoid(x)">;
 
