@@ -1,7 +1,7 @@
 // Finite differences in f64 against the gradients of conv2d (strides,
 // padding, dilation, groups, with and without bias), max_pool2d
-// (overlapping and padded windows, default stride), avg_pool2d (with and
-// without count_include_pad), upsample_nearest2d and batch_norm (4-D, 3-D
+// (overlapping and padded windows, default stride, ceil mode), avg_pool2d
+// (with and without count_include_pad, ceil mode), upsample_nearest2d and batch_norm (4-D, 3-D
 // and 2-D, with and without weight and bias), one function each, and of a
 // block that chains them.
 // RUN: %check_gradients --function=convs_train | FileCheck %s
@@ -35,6 +35,18 @@ func.func @pools(%x: tensor<2x3x9x8xf64> {ckpt.param}) -> tensor<f64> {
       : tensor<2x3x9x8xf64> -> tensor<2x3x5x9xf64>
   %b = ckpt.avg_pool2d %x kernel = [3, 3] stride = [2, 3] padding = [1, 1]
       : tensor<2x3x9x8xf64> -> tensor<2x3x5x3xf64>
+  %c:2 = ckpt.max_pool2d %x kernel = [2, 3] stride = [2, 2] ceil_mode = true
+      : (tensor<2x3x9x8xf64>) -> (tensor<2x3x5x4xf64>, tensor<2x3x5x4xi64>)
+  %e = ckpt.avg_pool2d %x kernel = [3, 3] stride = [2, 2] padding = [1, 1] ceil_mode = true
+      : tensor<2x3x9x8xf64> -> tensor<2x3x5x5xf64>
+  %f = ckpt.avg_pool2d %x kernel = [2, 2] stride = [2, 3] ceil_mode = true count_include_pad = false
+      : tensor<2x3x9x8xf64> -> tensor<2x3x5x3xf64>
+  %c2 = ckpt.mul %c#0, %m#0 : tensor<2x3x5x4xf64>
+  %e2 = ckpt.mul %e, %e : tensor<2x3x5x5xf64>
+  %f2 = ckpt.exp %f : tensor<2x3x5x3xf64>
+  %lc = ckpt.reduce_sum %c2 : tensor<2x3x5x4xf64> -> tensor<f64>
+  %le = ckpt.reduce_sum %e2 : tensor<2x3x5x5xf64> -> tensor<f64>
+  %lf = ckpt.reduce_sum %f2 : tensor<2x3x5x3xf64> -> tensor<f64>
   %u = ckpt.upsample_nearest2d %m#0 scale = [2, 3] : tensor<2x3x5x4xf64> -> tensor<2x3x10x12xf64>
   %m2 = ckpt.mul %u, %u : tensor<2x3x10x12xf64>
   %n2 = ckpt.mul %n#0, %n#0 : tensor<2x3x4x2xf64>
@@ -46,7 +58,10 @@ func.func @pools(%x: tensor<2x3x9x8xf64> {ckpt.param}) -> tensor<f64> {
   %lb = ckpt.reduce_sum %b2 : tensor<2x3x5x3xf64> -> tensor<f64>
   %l1 = ckpt.add %lm, %ln : tensor<f64>
   %l2 = ckpt.add %la, %lb : tensor<f64>
-  %loss = ckpt.add %l1, %l2 : tensor<f64>
+  %l3 = ckpt.add %lc, %le : tensor<f64>
+  %l4 = ckpt.add %l3, %lf : tensor<f64>
+  %l5 = ckpt.add %l1, %l2 : tensor<f64>
+  %loss = ckpt.add %l5, %l4 : tensor<f64>
   return %loss : tensor<f64>
 }
 

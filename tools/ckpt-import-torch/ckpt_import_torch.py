@@ -341,6 +341,12 @@ def _schema_arguments(node):
     return values
 
 
+# Factories whose values do not depend on their operand's (only its shape):
+# constants even when the operand is computed.
+_SHAPE_ONLY = (aten.empty_like.default, aten.zeros_like.default,
+               aten.ones_like.default, aten.full_like.default)
+
+
 def _is_random(node):
     return isinstance(node.target, torch._ops.OpOverload) and \
         torch.Tag.nondeterministic_seeded in node.target.tags
@@ -449,9 +455,14 @@ class _Importer:
             recorder.run(*graph_arguments(self.exported, module,
                                           example_inputs))
         self.values = recorder.recorded
+        # A shared parameter (a tied LM head) goes by its first name in the
+        # module.
+        named = list(module.named_parameters(remove_duplicate=False))
+        self.first_names = {id(p): n for n, p in reversed(named)}
+        self.module = module
         self.order = {name: i for i, name in enumerate(
-            [n for n, _ in module.named_parameters()] +
-            [n for n, _ in module.named_buffers()])}
+            [n for n, _ in module.named_parameters(remove_duplicate=False)] +
+            [n for n, _ in module.named_buffers(remove_duplicate=False)])}
         output = next(n for n in self.graph.nodes if n.op == "output")
         kinds = torch.export.graph_signature.OutputKind
         returned = list(zip(signature.output_specs, output.args[0]))
@@ -501,6 +512,8 @@ class _Importer:
                     kinds.USER_INPUT, kinds.PARAMETER)
             elif node.op == "output":
                 constant[node] = False
+            elif node.target in _SHAPE_ONLY:
+                constant[node] = True
             else:
                 # Random ops are never folded: each run draws anew.
                 constant[node] = not _is_random(node) and all(
@@ -594,7 +607,8 @@ class _Importer:
             kinds = torch.export.graph_signature.InputKind
             value = self.values[node]
             if kind == kinds.PARAMETER:
-                made = (target, value.detach().cpu().numpy(), "parameter",
+                name = self.first_names[id(self.module.get_parameter(target))]
+                made = (name, value.detach().cpu().numpy(), "parameter",
                         " {ckpt.param}")
             elif kind == kinds.BUFFER:
                 # A copy: training the module later updates the buffer in
@@ -1056,14 +1070,39 @@ def _native_dropout(self, node, a):
     return [_dropout(self, node, a), None]
 
 
+def _bernoulli(self, node, a):
+    # Draws of probability p in the shape of `self` (whose values do not
+    # matter): in-place dropout and stochastic depth draw their masks so.
+    # dropout(ones, 1 - p) is 1 / p with probability p and 0 otherwise,
+    # from the Philox stream ckpt.dropout replays.
+    p = self.static(a["p"])
+    value = self.values[node]
+    if not value.dtype.is_floating_point:
+        raise _Unsupported("integer draws")
+    shape, dtype = tuple(value.shape), value.dtype
+    if p == 0:
+        return self._constant(torch.zeros(shape, dtype=dtype), "zeros")
+    ones = self._constant(torch.ones(shape, dtype=dtype), "ones")
+    if p == 1:
+        return ones
+    scaled = self._emit(node, f"ckpt.dropout %{ones.name} p = "
+                              f"{_float_literal(1 - p, torch.float64)} : "
+                              f"{ones.type}", dtype=dtype, shapes=[shape])
+    keep = self._constant(torch.tensor(p, dtype=dtype), "cst")
+    return self._emit(node, f"ckpt.mul %{scaled.name}, %{keep.name} : "
+                            f"({scaled.type}, {keep.type}) -> {scaled.type}",
+                      dtype=dtype, shapes=[shape])
+
+
 def _embedding(self, node, a):
-    if self.static(a["padding_idx"]) != -1:
-        raise _Unsupported("padding_idx")
     if self.static(a["scale_grad_by_freq"]) or self.static(a["sparse"]):
         raise _Unsupported("scale_grad_by_freq and sparse")
     indices, weight = self._operand(a["indices"]), self._operand(a["weight"])
+    # ATen's "no padding row" is -1; nn.Embedding makes others positive.
+    padding = self.static(a["padding_idx"])
+    padding = f" padding_idx = {padding}" if padding >= 0 else ""
     return self._emit(node, f"ckpt.embedding %{indices.name}, "
-                            f"%{weight.name} : ({indices.type}, "
+                            f"%{weight.name}{padding} : ({indices.type}, "
                             f"{weight.type}) -> {self._result_type(node)}")
 
 
@@ -1077,6 +1116,19 @@ def _reshape(self, node, a):
 
 def _identity(self, node, a):
     return self._operand(a["self"])
+
+
+def _as_strided(self, node, a):
+    # Only as the identity: the operand's shape with its row-major strides
+    # (any stride on a dimension of size 1), as adaptive pooling of a 1x1
+    # image decomposes.
+    x = self._operand(a["self"])
+    size, stride = list(self.static(a["size"])), list(self.static(a["stride"]))
+    row_major = [math.prod(x.shape[i + 1:]) for i in range(len(x.shape))]
+    if size != list(x.shape) or self.static(a["storage_offset"]) or any(
+            d != 1 and s != r for d, s, r in zip(size, stride, row_major)):
+        raise _Unsupported("strides other than the operand's own")
+    return x
 
 
 def _to_copy(self, node, a):
@@ -1193,7 +1245,13 @@ def _unbind(self, node, a):
 
 
 def _cat(self, node, a):
-    values = [self._operand(t) for t in a["tensors"]]
+    # PyTorch's cat skips 1-D empty operands whatever the others' rank (a
+    # cache that starts empty).
+    values = [self._operand(t) for t in a["tensors"]
+              if tuple(self.values[t].shape) != (0,)
+              or self.values[t].shape == self.values[node].shape]
+    if len(values) == 1:
+        return values[0]
     dim = _normalize_dim(self.static(a["dim"]), len(values[0].shape))
     return self._emit(node, f"ckpt.concat {', '.join('%' + v.name for v in values)} "
                             f"dim = {dim} : ({', '.join(v.type for v in values)}) "
@@ -1302,7 +1360,7 @@ def _attributes(*attributes):
     return text
 
 
-def _window(kernel, stride, padding):
+def _window(kernel, stride, padding, ceil_mode=False):
     """A pooling window's attributes; the stride is written when it is not
     the kernel size (ATen's default, [], and the ops')."""
     kernel = _pair(kernel, "kernel_size")
@@ -1310,7 +1368,8 @@ def _window(kernel, stride, padding):
         else kernel
     return f" kernel = [{kernel[0]}, {kernel[1]}]" + _attributes(
         ("stride", stride, kernel),
-        ("padding", _pair(padding, "padding"), (0, 0)))
+        ("padding", _pair(padding, "padding"), (0, 0)),
+        ("ceil_mode", bool(ceil_mode), False))
 
 
 def _convolution(self, node, a):
@@ -1333,8 +1392,6 @@ def _convolution(self, node, a):
 
 
 def _max_pool2d(self, node, a):
-    if self.static(a["ceil_mode"]):
-        raise _Unsupported("ceil_mode=True")
     if _pair(self.static(a["dilation"]), "dilation") != (1, 1):
         raise _Unsupported(f"dilation={self.static(a['dilation'])!r} "
                            "(only 1)")
@@ -1344,15 +1401,13 @@ def _max_pool2d(self, node, a):
     return self._emit(
         node, f"ckpt.max_pool2d %{x.name}" +
               _window(self.static(a["kernel_size"]), self.static(a["stride"]),
-                      self.static(a["padding"])) +
+                      self.static(a["padding"]), self.static(a["ceil_mode"])) +
               f" : ({x.type}) -> ({_tensor_type(shape, x.dtype)}, "
               f"{_tensor_type(shape, torch.int64)})",
         results=2, dtype=[x.dtype, torch.int64], shapes=[shape] * 2)
 
 
 def _avg_pool2d(self, node, a):
-    if self.static(a["ceil_mode"]):
-        raise _Unsupported("ceil_mode=True")
     if a["divisor_override"] is not None:
         raise _Unsupported("divisor_override")
     x = self._operand(a["self"])
@@ -1360,7 +1415,7 @@ def _avg_pool2d(self, node, a):
     return self._emit(
         node, f"ckpt.avg_pool2d %{x.name}" +
               _window(self.static(a["kernel_size"]), self.static(a["stride"]),
-                      self.static(a["padding"])) +
+                      self.static(a["padding"]), self.static(a["ceil_mode"])) +
               _attributes(("count_include_pad",
                            bool(self.static(a["count_include_pad"])), True)) +
               f" : {x.type} -> {self._result_type(node)}")
@@ -1374,9 +1429,20 @@ def _adaptive_avg_pool2d(self, node, a):
         return self._emit(node, f"ckpt.reduce_mean %{x.name} dims = [2, 3] "
                                 f"keepdim : {x.type} -> "
                                 f"{self._result_type(node)}")
+    if all(pooled % size == 0
+           for size, pooled in zip(x.shape[2:], y.shape[2:])):
+        # Each window of an output that is a multiple of the input holds
+        # one element (alexnet's and vgg's 6x6 and 7x7 pools of a small
+        # image's 1x1 features): nearest upsampling.
+        scale = [pooled // size
+                 for size, pooled in zip(x.shape[2:], y.shape[2:])]
+        return self._emit(node, f"ckpt.upsample_nearest2d %{x.name} scale = "
+                                f"[{scale[0]}, {scale[1]}] : {x.type} -> "
+                                f"{self._result_type(node)}")
     if any(size % pooled for size, pooled in zip(x.shape[2:], y.shape[2:])):
-        raise _Unsupported(f"an output size {tuple(y.shape[2:])} that does "
-                           f"not divide the input's {tuple(x.shape[2:])}")
+        raise _Unsupported(f"an output size {tuple(y.shape[2:])} that "
+                           f"neither divides nor is a multiple of the "
+                           f"input's {tuple(x.shape[2:])}")
     # Pooled windows of an evenly divided input do not overlap: a plain
     # average pool with the window as its stride.
     window = tuple(size // pooled
@@ -1437,13 +1503,14 @@ _CONVERTERS = {
     aten.rms_norm.default: _rms_norm,
     aten._native_batch_norm_legit_functional.default: _batch_norm,
     aten.dropout.default: _dropout, aten.native_dropout.default: _native_dropout,
+    aten.bernoulli.p: _bernoulli,
     aten.embedding.default: _embedding,
     aten.view.default: _reshape, aten._unsafe_view.default: _reshape,
     aten.reshape.default: _reshape, aten.unsqueeze.default: _reshape,
     aten.squeeze.default: _reshape, aten.squeeze.dim: _reshape,
     aten.squeeze.dims: _reshape,
     aten.clone.default: _identity, aten.alias.default: _identity,
-    aten._to_copy.default: _to_copy,
+    aten._to_copy.default: _to_copy, aten.as_strided.default: _as_strided,
     aten.transpose.int: _transpose, aten.permute.default: _permute,
     aten.t.default: _t, aten.expand.default: _expand,
     aten.slice.Tensor: _slice, aten.select.int: _select,
@@ -1551,7 +1618,8 @@ def _write_reference(module, inputs, result, directory):
     returned = [loss.detach().clone()] + [buffers[name].detach().clone()
                                           for name in result.updated_buffers]
     loss.backward()
-    parameters = dict(module.named_parameters())
+    # Every name of a shared parameter (a tied LM head's) finds it.
+    parameters = dict(module.named_parameters(remove_duplicate=False))
     os.makedirs(directory, exist_ok=True)
     for position, value in enumerate(returned):
         _atomic_write(os.path.join(directory, f"result{position}.npy"),

@@ -109,41 +109,44 @@ FailureOr<SmallVector<Value>> lowerPow(PowOp op, PatternRewriter &rewriter) {
                })};
 }
 
+/// A clamp's bounds (of ckpt.clamp or its gradient), as doubles.
+struct ClampBounds {
+  template <typename OpTy>
+  explicit ClampBounds(OpTy op) {
+    if (auto bound = op.getMin())
+      min = bound->convertToDouble();
+    if (auto bound = op.getMax())
+      max = bound->convertToDouble();
+  }
+  std::optional<double> min, max;
+};
+
 FailureOr<SmallVector<Value>> lowerClamp(ClampOp op,
                                          PatternRewriter &rewriter) {
-  std::optional<double> min, max;
-  if (auto bound = op.getMin())
-    min = bound->convertToDouble();
-  if (auto bound = op.getMax())
-    max = bound->convertToDouble();
+  ClampBounds bounds(op);
   return SmallVector<Value>{
       buildMap(rewriter, op.getLoc(), op.getType(), op.getInput(),
                [&](ScalarBuilder &s, ValueRange x) {
                  Value y = x[0];
-                 if (min)
-                   y = s.max(y, s.constant(*min));
-                 if (max)
-                   y = s.min(y, s.constant(*max));
+                 if (bounds.min)
+                   y = s.max(y, s.constant(*bounds.min));
+                 if (bounds.max)
+                   y = s.min(y, s.constant(*bounds.max));
                  return y;
                })};
 }
 
 FailureOr<SmallVector<Value>> lowerClampGrad(ClampGradOp op,
                                              PatternRewriter &rewriter) {
-  std::optional<double> min, max;
-  if (auto bound = op.getMin())
-    min = bound->convertToDouble();
-  if (auto bound = op.getMax())
-    max = bound->convertToDouble();
+  ClampBounds bounds(op);
   return SmallVector<Value>{buildMap(
       rewriter, op.getLoc(), op.getType(), {op.getGrad(), op.getForward()},
       [&](ScalarBuilder &s, ValueRange v) {
-        Value dx = v[0];
-        if (min)
-          dx = s.select(s.less(v[1], s.constant(*min)), s.constant(0.0), dx);
-        if (max)
-          dx = s.select(s.greater(v[1], s.constant(*max)), s.constant(0.0),
-                        dx);
+        Value dx = v[0], zero = s.constant(0.0);
+        if (bounds.min)
+          dx = s.select(s.less(v[1], s.constant(*bounds.min)), zero, dx);
+        if (bounds.max)
+          dx = s.select(s.greater(v[1], s.constant(*bounds.max)), zero, dx);
         return dx;
       })};
 }

@@ -3,7 +3,8 @@
 // The lookup is a gather: a linalg.generic over the result that reads the
 // weight row its index names. The gradient is a scatter-add, which linalg
 // cannot express: two scf.for loops accumulate each gradient row into its
-// table row, in index order, so the result is deterministic.
+// table row, in index order, so the result is deterministic (a padding
+// row keeps its zeros).
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,8 +78,16 @@ FailureOr<SmallVector<Value>> lowerEmbeddingGrad(EmbeddingGradOp op,
   auto outer = scf::ForOp::create(
       rewriter, loc, zero, constant(rows), one, ValueRange{zeros},
       [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
-        Value row = asIndex(
-            b, l, tensor::ExtractOp::create(b, l, indices, ValueRange{i}));
+        Value index = tensor::ExtractOp::create(b, l, indices, ValueRange{i});
+        Value row = asIndex(b, l, index);
+        std::optional<int64_t> padding = op.getPaddingIdx();
+        Value isPadding =
+            padding ? arith::CmpIOp::create(
+                          b, l, arith::CmpIPredicate::eq, index,
+                          arith::ConstantOp::create(
+                              b, l, b.getIntegerAttr(index.getType(), *padding)))
+                          .getResult()
+                    : Value();
         auto inner = scf::ForOp::create(
             b, l, zero, constant(width), one, acc,
             [&](OpBuilder &ib, Location il, Value d, ValueRange current) {
@@ -87,8 +96,11 @@ FailureOr<SmallVector<Value>> lowerEmbeddingGrad(EmbeddingGradOp op,
                                                     ValueRange{row, d});
               Value add = tensor::ExtractOp::create(ib, il, gradRows,
                                                     ValueRange{i, d});
-              Value updated = tensor::InsertOp::create(
-                  ib, il, s.add(old, add), current[0], ValueRange{row, d});
+              Value sum = s.add(old, add);
+              if (isPadding)
+                sum = s.select(isPadding, old, sum);
+              Value updated = tensor::InsertOp::create(ib, il, sum, current[0],
+                                                       ValueRange{row, d});
               scf::YieldOp::create(ib, il, updated);
             });
         scf::YieldOp::create(b, l, inner.getResults());

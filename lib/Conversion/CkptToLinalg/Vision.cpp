@@ -352,16 +352,17 @@ struct PoolGeometry {
                         axis == 0 ? outHeight : outWidth);
   }
 
-  /// The divisor of output position (oh, ow) of an average: the kernel
-  /// size, or the part of the window inside the input.
+  /// The divisor of output position (oh, ow) of an average: the part of
+  /// the window inside the padded input (the kernel size but for a
+  /// ceil-mode window hanging over its end), or inside the input.
   Value divisor(IndexBuilder &ix, ScalarBuilder &s, bool countIncludePad,
                 Value oh, Value ow) const {
-    if (countIncludePad)
-      return s.constant(static_cast<double>(kernel[0] * kernel[1]));
     auto inside = [&](unsigned axis, Value out, int64_t size) {
       Value start = windowStart(ix, axis, out);
-      Value end = ix.min(ix.add(start, ix.constant(kernel[axis])), size);
-      return ix.sub(end, ix.max(start, 0));
+      int64_t margin = countIncludePad ? padding[axis] : 0;
+      Value end = ix.min(ix.add(start, ix.constant(kernel[axis])),
+                         size + margin);
+      return ix.sub(end, ix.max(start, -margin));
     };
     Value count = arith::MulIOp::create(ix.b, ix.loc, inside(0, oh, height),
                                         inside(1, ow, width));

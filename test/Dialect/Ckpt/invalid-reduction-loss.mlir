@@ -94,3 +94,19 @@ func.func @embedding_grad_shape(%g: tensor<4x3xf32>, %i: tensor<5xi64>) {
   %w = ckpt.embedding_grad %g, %i num_embeddings = 10 : (tensor<4x3xf32>, tensor<5xi64>) -> tensor<10x3xf32>
   return
 }
+
+// -----
+
+func.func @embedding_padding_row(%i: tensor<4xi64>, %w: tensor<10x8xf32>) {
+  // expected-error @below {{'ckpt.embedding' op padding_idx 10 is not a row of the 10-row table}}
+  %y = ckpt.embedding %i, %w padding_idx = 10 : (tensor<4xi64>, tensor<10x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_padding_row(%g: tensor<4x8xf32>, %i: tensor<4xi64>) {
+  // expected-error @below {{'ckpt.embedding_grad' op padding_idx -1 is not a row of the 10-row table}}
+  %y = ckpt.embedding_grad %g, %i num_embeddings = 10 padding_idx = -1 : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<10x8xf32>
+  return
+}

@@ -320,3 +320,14 @@ func.func @batch_norm_grad_type(%dy: tensor<4x4xf32>, %x: tensor<2x4xf32>, %r: t
       : (tensor<4x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
   return
 }
+
+// -----
+
+// With ceil_mode the size rounds up, less a window starting in the
+// trailing padding: 9 rows, kernel 3, stride 2, padding 1 give 5, not 6.
+func.func @pool_ceil_mode_shape(%x: tensor<1x4x9x9xf32>) {
+  // expected-error @below {{'ckpt.avg_pool2d' op result 0 has type 'tensor<1x4x6x6xf32>' but the operands and attributes give 'tensor<1x4x5x5xf32>'}}
+  %y = ckpt.avg_pool2d %x kernel = [3, 3] stride = [2, 2] padding = [1, 1] ceil_mode = true
+      : tensor<1x4x9x9xf32> -> tensor<1x4x6x6xf32>
+  return
+}

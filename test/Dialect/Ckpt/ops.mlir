@@ -154,6 +154,8 @@ func.func @lookup_and_losses(%t: tensor<2x5xi64>, %e: tensor<100x16xf32>,
                              %logits: tensor<10x100xf32>, %labels: tensor<10xi64>) {
   // CHECK: ckpt.embedding %[[T]], %[[E]] : (tensor<2x5xi64>, tensor<100x16xf32>) -> tensor<2x5x16xf32>
   %0 = ckpt.embedding %t, %e : (tensor<2x5xi64>, tensor<100x16xf32>) -> tensor<2x5x16xf32>
+  // CHECK: ckpt.embedding %[[T]], %[[E]] padding_idx = 0 : (tensor<2x5xi64>, tensor<100x16xf32>) -> tensor<2x5x16xf32>
+  %pad = ckpt.embedding %t, %e padding_idx = 0 : (tensor<2x5xi64>, tensor<100x16xf32>) -> tensor<2x5x16xf32>
   // CHECK: ckpt.cross_entropy %[[L]], %[[Y]] : (tensor<10x100xf32>, tensor<10xi64>) -> tensor<f32>
   %1 = ckpt.cross_entropy %logits, %labels : (tensor<10x100xf32>, tensor<10xi64>) -> tensor<f32>
   // CHECK: ckpt.mse_loss %[[L]], %[[L]] : (tensor<10x100xf32>, tensor<10x100xf32>) -> tensor<f32>
@@ -188,6 +190,11 @@ func.func @vision(%x: tensor<2x4x9x9xf64>, %w: tensor<8x4x3x3xf64>, %b: tensor<8
   // CHECK: ckpt.avg_pool2d %[[X]] kernel = [3, 3] stride = [3, 3] : tensor<2x4x9x9xf64> -> tensor<2x4x3x3xf64>
   %6 = ckpt.avg_pool2d %x kernel = [3, 3] stride = [3, 3] count_include_pad = true
       : tensor<2x4x9x9xf64> -> tensor<2x4x3x3xf64>
+  // CHECK: ckpt.max_pool2d %[[X]] kernel = [2, 2] ceil_mode = true : (tensor<2x4x9x9xf64>) -> (tensor<2x4x5x5xf64>, tensor<2x4x5x5xi64>)
+  %cp:2 = ckpt.max_pool2d %x kernel = [2, 2] ceil_mode = true : (tensor<2x4x9x9xf64>) -> (tensor<2x4x5x5xf64>, tensor<2x4x5x5xi64>)
+  // CHECK: ckpt.avg_pool2d %[[X]] kernel = [3, 3] stride = [2, 2] padding = [1, 1] ceil_mode = true : tensor<2x4x9x9xf64> -> tensor<2x4x5x5xf64>
+  %cm = ckpt.avg_pool2d %x kernel = [3, 3] stride = [2, 2] padding = [1, 1] ceil_mode = true
+      : tensor<2x4x9x9xf64> -> tensor<2x4x5x5xf64>
   // CHECK: ckpt.upsample_nearest2d %[[X]] scale = [2, 3] : tensor<2x4x9x9xf64> -> tensor<2x4x18x27xf64>
   %7 = ckpt.upsample_nearest2d %x scale = [2, 3] : tensor<2x4x9x9xf64> -> tensor<2x4x18x27xf64>
   // CHECK: ckpt.batch_norm %[[X]] weight %[[C]] bias %[[C]] running_mean %[[C]] running_var %[[C]] momentum = 2.000000e-01 eps = 1.000000e-03 : (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
@@ -303,6 +310,8 @@ func.func @backward(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %s: tensor<2x1xf3
       : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>) -> (tensor<2x8xf32>, tensor<8xf32>)
   // CHECK: ckpt.embedding_grad %{{.+}}, %{{.+}} num_embeddings = 10 : (tensor<2x2x8xf32>, tensor<2x2xi64>) -> tensor<10x8xf32>
   %9 = ckpt.embedding_grad %e, %t num_embeddings = 10 : (tensor<2x2x8xf32>, tensor<2x2xi64>) -> tensor<10x8xf32>
+  // CHECK: ckpt.embedding_grad %{{.+}}, %{{.+}} num_embeddings = 10 padding_idx = 3 : (tensor<2x2x8xf32>, tensor<2x2xi64>) -> tensor<10x8xf32>
+  %padded = ckpt.embedding_grad %e, %t num_embeddings = 10 padding_idx = 3 : (tensor<2x2x8xf32>, tensor<2x2xi64>) -> tensor<10x8xf32>
   // CHECK: ckpt.cross_entropy_grad %{{.+}}, %{{.+}}, %{{.+}} : (tensor<f32>, tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
   %10 = ckpt.cross_entropy_grad %g, %x, %i : (tensor<f32>, tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
   // CHECK: ckpt.mse_loss_grad %{{.+}}, %{{.+}}, %{{.+}} : (tensor<f32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>

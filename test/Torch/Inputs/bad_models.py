@@ -76,7 +76,6 @@ class UnsupportedVision(nn.Module):
         self.reflect = nn.Conv2d(4, 4, 3, padding=1, padding_mode="reflect")
         self.same = nn.Conv2d(4, 4, 3, padding="same")
         self.untracked = nn.BatchNorm2d(4, track_running_stats=False)
-        self.ceil = nn.MaxPool2d(3, stride=2, ceil_mode=True)
         self.dilated = nn.MaxPool2d(2, dilation=2)
         self.divisor = nn.AvgPool2d(2, divisor_override=3)
         self.bilinear = nn.Upsample(scale_factor=2, mode="bilinear")
@@ -89,10 +88,8 @@ class UnsupportedVision(nn.Module):
             self.same(x),
             F.conv2d(x, self.same.weight, padding="valid"),
             self.untracked(x),
-            self.ceil(x),
             self.dilated(x),
             F.max_pool2d(x, 2, return_indices=True)[0],
-            F.avg_pool2d(x, 2, ceil_mode=True),
             self.divisor(x),
             self.bilinear(x),
             F.interpolate(x, scale_factor=1.5),

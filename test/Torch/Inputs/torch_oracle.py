@@ -21,12 +21,17 @@ import ckpt_import_torch  # noqa: E402
 
 
 aten = torch.ops.aten
-# Ops whose result is their operand's value to ckpt: reshapes (views in
-# both), and copies that ckpt does not make.
+# Ops whose result is their operand's storage in PyTorch (views) or value
+# to ckpt: reshapes (views in both), copies that ckpt does not make,
+# broadcasts and transposes (views in PyTorch; ckpt keeps one of the
+# operand and the result, of the same bytes: grouped-query attention's
+# repeated keys, a transposed key).
 _SAME_VALUE = {aten.view.default, aten._unsafe_view.default,
                aten.reshape.default, aten.unsqueeze.default,
                aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
-               aten.alias.default, aten.clone.default, aten._to_copy.default}
+               aten.alias.default, aten.clone.default, aten._to_copy.default,
+               aten.expand.default, aten.permute.default,
+               aten.transpose.int, aten.t.default}
 
 
 def storage_owner(node):

@@ -711,7 +711,7 @@ LogicalResult EmbeddingOp::buildGradients(OpBuilder &builder,
   if (needsGrad[1])
     operandGrads[1] = EmbeddingGradOp::create(
         builder, getLoc(), resultGrads[0], getIndices(),
-        getWeight().getType().getDimSize(0));
+        getWeight().getType().getDimSize(0), getPaddingIdxAttr());
   return success();
 }
 
@@ -791,7 +791,8 @@ MaxPool2dOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
   operandGrads.assign(
       {MaxPool2dGradOp::create(builder, getLoc(), getInput().getType(),
                                resultGrads[0], getIndices(), getKernelAttr(),
-                               getStrideAttr(), getPaddingAttr())
+                               getStrideAttr(), getPaddingAttr(),
+                               getCeilModeAttr())
            .getResult()});
   return success();
 }
@@ -805,7 +806,8 @@ AvgPool2dOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
   operandGrads.assign(
       {AvgPool2dGradOp::create(builder, getLoc(), getInput().getType(),
                                resultGrads[0], getKernelAttr(), getStrideAttr(),
-                               getPaddingAttr(), getCountIncludePadAttr())
+                               getPaddingAttr(), getCeilModeAttr(),
+                               getCountIncludePadAttr())
            .getResult()});
   return success();
 }

@@ -563,6 +563,18 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
 // Lookup and losses
 //===----------------------------------------------------------------------===//
 
+/// A padding row must be a row of the table.
+static LogicalResult checkPaddingIndex(std::optional<Location> loc,
+                                       StringRef name,
+                                       std::optional<int64_t> paddingIndex,
+                                       int64_t rows) {
+  if (paddingIndex && !ShapedType::isDynamic(rows) &&
+      (*paddingIndex < 0 || *paddingIndex >= rows))
+    return opError(loc, name, "padding_idx ", *paddingIndex,
+                   " is not a row of the ", rows, "-row table");
+  return success();
+}
+
 LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
@@ -574,6 +586,9 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
                    "weight must be 2-D [num_embeddings, embedding_dim], got "
                    "rank ",
                    weight.getRank());
+  if (failed(checkPaddingIndex(loc, getOperationName(),
+                               adaptor.getPaddingIdx(), weight.getDimSize(0))))
+    return failure();
   SmallVector<int64_t> shape(indices.getShape());
   shape.push_back(weight.getDimSize(1));
   inferred.push_back(RankedTensorType::get(shape, weight.getElementType()));
@@ -780,7 +795,7 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *,
 static FailureOr<RankedTensorType>
 inferPoolType(std::optional<Location> loc, StringRef opName, Type inputType,
               ArrayRef<int64_t> kernel, std::optional<ArrayRef<int64_t>> stride,
-              ArrayRef<int64_t> padding) {
+              ArrayRef<int64_t> padding, bool ceilMode) {
   auto input = cast<RankedTensorType>(inputType);
   if (failed(checkImage(loc, opName, "input", input)) ||
       failed(checkPair(loc, opName, "kernel", kernel, 1)))
@@ -793,10 +808,23 @@ inferPoolType(std::optional<Location> loc, StringRef opName, Type inputType,
     return opError(loc, opName, "padding ", ShapeText{padding},
                    " must be at most half the kernel ", ShapeText{kernel});
   int64_t unit[] = {1, 1};
-  FailureOr<std::array<int64_t, 2>> spatial = inferWindowOutput(
-      loc, opName, input, {kernel, stride.value_or(kernel), padding, unit});
+  ArrayRef<int64_t> step = stride.value_or(kernel);
+  FailureOr<std::array<int64_t, 2>> spatial =
+      inferWindowOutput(loc, opName, input, {kernel, step, padding, unit});
   if (failed(spatial))
     return failure();
+  for (unsigned axis = 0; ceilMode && axis < 2; ++axis) {
+    int64_t size = input.getDimSize(2 + axis);
+    if (ShapedType::isDynamic(size))
+      continue;
+    // Rounded up, less a last window that would start in the trailing
+    // padding (PyTorch's pooling_output_shape).
+    int64_t span = size + 2 * padding[axis] - kernel[axis];
+    int64_t out = llvm::divideCeil(span, step[axis]) + 1;
+    if ((out - 1) * step[axis] >= size + padding[axis])
+      --out;
+    (*spatial)[axis] = out;
+  }
   return RankedTensorType::get(
       {input.getDimSize(0), input.getDimSize(1), (*spatial)[0], (*spatial)[1]},
       input.getElementType());
@@ -808,7 +836,8 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
                                             SmallVectorImpl<Type> &inferred) {
   FailureOr<RankedTensorType> output = inferPoolType(
       loc, getOperationName(), adaptor.getInput().getType(),
-      adaptor.getKernel(), adaptor.getStride(), adaptor.getPadding());
+      adaptor.getKernel(), adaptor.getStride(), adaptor.getPadding(),
+      adaptor.getCeilMode());
   if (failed(output))
     return failure();
   inferred.push_back(*output);
@@ -822,7 +851,8 @@ LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *,
                                             SmallVectorImpl<Type> &inferred) {
   FailureOr<RankedTensorType> output = inferPoolType(
       loc, getOperationName(), adaptor.getInput().getType(),
-      adaptor.getKernel(), adaptor.getStride(), adaptor.getPadding());
+      adaptor.getKernel(), adaptor.getStride(), adaptor.getPadding(),
+      adaptor.getCeilMode());
   if (failed(output))
     return failure();
   inferred.push_back(*output);
@@ -995,6 +1025,9 @@ EmbeddingGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   if (numEmbeddings < 1)
     return opError(loc, name, "num_embeddings must be positive, got ",
                    numEmbeddings);
+  if (failed(checkPaddingIndex(loc, name, adaptor.getPaddingIdx(),
+                               numEmbeddings)))
+    return failure();
   inferred.push_back(RankedTensorType::get(
       {numEmbeddings, grad.getShape().back()}, grad.getElementType()));
   return success();
@@ -1090,7 +1123,7 @@ LogicalResult Conv2dWeightGradOp::verify() {
 LogicalResult MaxPool2dGradOp::verify() {
   FailureOr<RankedTensorType> pooled =
       inferPoolType(getLoc(), getOperationName(), getType(), getKernel(),
-                    getStride(), getPadding());
+                    getStride(), getPadding(), getCeilMode());
   if (failed(pooled) ||
       failed(checkGradType(getLoc(), getOperationName(), "grad",
                            getGrad().getType(), *pooled)))
@@ -1103,7 +1136,7 @@ LogicalResult MaxPool2dGradOp::verify() {
 LogicalResult AvgPool2dGradOp::verify() {
   FailureOr<RankedTensorType> pooled =
       inferPoolType(getLoc(), getOperationName(), getType(), getKernel(),
-                    getStride(), getPadding());
+                    getStride(), getPadding(), getCeilMode());
   if (failed(pooled))
     return failure();
   return checkGradType(getLoc(), getOperationName(), "grad",

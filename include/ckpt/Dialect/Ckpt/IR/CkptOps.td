@@ -585,19 +585,25 @@ def Ckpt_EmbeddingOp : Ckpt_InferringOp<"embedding", Ckpt_Differentiable> {
   let summary = "table lookup (torch.nn.functional.embedding)";
   let description = [{
     Gathers rows of `weight` (`[V, D]`) at `indices` (any `i64` shape `S`),
-    giving `S x [D]`. Indices must lie in `[0, V)`.
+    giving `S x [D]`. Indices must lie in `[0, V)`. With `padding_idx` (in
+    `[0, V)`, as `nn.Embedding(padding_idx=...)`), lookups of that row
+    still read it, but its gradient stays zero.
 
     Example:
 
     ```mlir
     %e = ckpt.embedding %tokens, %wte
         : (tensor<8x64xi64>, tensor<50304x768xf32>) -> tensor<8x64x768xf32>
+    %p = ckpt.embedding %tokens, %wte padding_idx = 0
+        : (tensor<8x64xi64>, tensor<50304x768xf32>) -> tensor<8x64x768xf32>
     ```
   }];
-  let arguments = (ins Ckpt_IndexTensor:$indices, Ckpt_FloatTensor:$weight);
+  let arguments = (ins Ckpt_IndexTensor:$indices, Ckpt_FloatTensor:$weight,
+                       OptionalAttr<I64Attr>:$padding_idx);
   let results = (outs Ckpt_FloatTensor:$result);
   let assemblyFormat = [{
-    operands attr-dict `:` functional-type(operands, results)
+    $indices `,` $weight (`padding_idx` `=` $padding_idx^)? attr-dict `:`
+    functional-type(operands, results)
   }];
 }
 
@@ -661,12 +667,17 @@ defvar Ckpt_ConvAttributeSyntax = [{
 }];
 
 // The attributes of a pooling window; an absent stride is the kernel size.
+// With ceil_mode the output size rounds up (PyTorch's ceil_mode = True):
+// a last window may hang over the padded input's end, but starts inside
+// the input or its leading padding.
 defvar Ckpt_PoolAttributes = (ins
     DenseI64ArrayAttr:$kernel,
     OptionalAttr<DenseI64ArrayAttr>:$stride,
-    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+    DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+    DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
 defvar Ckpt_PoolAttributeSyntax = [{
   `kernel` `=` $kernel (`stride` `=` $stride^)? (`padding` `=` $padding^)?
+  (`ceil_mode` `=` $ceil_mode^)?
 }];
 defvar Ckpt_PoolStride = [{
   /// The stride of the window: the written one, or the kernel size.
@@ -718,7 +729,8 @@ def Ckpt_MaxPool2dOp : Ckpt_InferringOp<"max_pool2d",
     the first maximum in row-major window order on ties (a NaN counts as
     the maximum), as PyTorch returns. Both results are
     `[N, C, OH, OW]` with `OH = (H + 2 ph - KH) / sh + 1` (rounded down);
-    the gradient reads the indices only.
+    the gradient reads the indices only. With `ceil_mode = true` the sizes
+    round up, and a window's elements past the padded input take no part.
 
     Example:
 
@@ -744,8 +756,10 @@ def Ckpt_AvgPool2dOp : Ckpt_InferringOp<"avg_pool2d",
     `count_include_pad = true` (the default, omitted when printed) every
     average divides by the kernel size; with `false` it divides by the
     number of window elements inside the unpadded input. The result is
-    `[N, C, OH, OW]` with `OH = (H + 2 ph - KH) / sh + 1` (rounded down,
-    PyTorch's `ceil_mode = False`).
+    `[N, C, OH, OW]` with `OH = (H + 2 ph - KH) / sh + 1`, rounded down, or
+    up with `ceil_mode = true`; then a last window hanging over the padded
+    input's end divides by its part inside the padded input (with
+    `count_include_pad`), as PyTorch does.
 
     Example:
 
@@ -1025,8 +1039,9 @@ def Ckpt_EmbeddingGradOp : Ckpt_InferringOp<"embedding_grad", Ckpt_Costed> {
   let summary = "weight gradient of ckpt.embedding";
   let description = [{
     Accumulates the rows of `grad` (`S x [D]`) into a `[num_embeddings, D]`
-    zero tensor at `indices` (`S`). Rows are added in index order, so the
-    result is deterministic.
+    zero tensor at `indices` (`S`), but for the rows at `padding_idx`, which
+    stay zero. Rows are added in index order, so the result is
+    deterministic.
 
     Example:
 
@@ -1036,10 +1051,12 @@ def Ckpt_EmbeddingGradOp : Ckpt_InferringOp<"embedding_grad", Ckpt_Costed> {
     ```
   }];
   let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_IndexTensor:$indices,
-                       I64Attr:$num_embeddings);
+                       I64Attr:$num_embeddings,
+                       OptionalAttr<I64Attr>:$padding_idx);
   let results = (outs Ckpt_FloatTensor:$result);
   let assemblyFormat = [{
-    $grad `,` $indices `num_embeddings` `=` $num_embeddings attr-dict `:`
+    $grad `,` $indices `num_embeddings` `=` $num_embeddings
+    (`padding_idx` `=` $padding_idx^)? attr-dict `:`
     functional-type(operands, results)
   }];
 }

@@ -1,0 +1,66 @@
+"""transformers' GPT-2, Llama and BERT, built from tiny configurations
+(no download), each under its language-modelling loss: next-token
+cross-entropy for the decoders, token cross-entropy against labels for
+BERT's masked-LM head. The decoders' loss is written here rather than
+taken from `labels=`: the library pads the shifted labels with an
+ignored index (-100), and ckpt.cross_entropy ignores no index yet.
+`attention` picks the library's attention implementation: "eager"
+(matmuls and softmax) or "sdpa" (scaled_dot_product_attention, not a
+ckpt op yet)."""
+
+import torch.nn.functional as F
+import transformers
+from torch import nn
+
+
+class NextTokenLoss(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, tokens):
+        logits = self.model(input_ids=tokens, use_cache=False).logits
+        vocab = logits.shape[-1]
+        return F.cross_entropy(logits[:, :-1].reshape(-1, vocab),
+                               tokens[:, 1:].reshape(-1))
+
+
+class MaskedLmLoss(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, tokens, labels):
+        return self.model(input_ids=tokens, labels=labels).loss
+
+
+def gpt2(layers=2, width=64, heads=4, vocab=256, context=32, dropout=0.0,
+         attention="eager"):
+    config = transformers.GPT2Config(
+        n_layer=layers, n_embd=width, n_head=heads, vocab_size=vocab,
+        n_positions=context, resid_pdrop=dropout, embd_pdrop=dropout,
+        attn_pdrop=dropout, bos_token_id=0, eos_token_id=0,
+        attn_implementation=attention)
+    return NextTokenLoss(transformers.GPT2LMHeadModel(config))
+
+
+def llama(layers=2, width=64, heads=4, kv_heads=2, vocab=256, context=32,
+          attention="eager"):
+    config = transformers.LlamaConfig(
+        num_hidden_layers=layers, hidden_size=width,
+        intermediate_size=2 * width, num_attention_heads=heads,
+        num_key_value_heads=kv_heads, vocab_size=vocab,
+        max_position_embeddings=context, bos_token_id=0, eos_token_id=0,
+        attn_implementation=attention)
+    return NextTokenLoss(transformers.LlamaForCausalLM(config))
+
+
+def bert(layers=2, width=64, heads=4, vocab=256, context=32, dropout=0.0,
+         attention="eager"):
+    config = transformers.BertConfig(
+        num_hidden_layers=layers, hidden_size=width,
+        intermediate_size=2 * width, num_attention_heads=heads,
+        vocab_size=vocab, max_position_embeddings=context,
+        hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
+        attn_implementation=attention)
+    return MaskedLmLoss(transformers.BertForMaskedLM(config))
