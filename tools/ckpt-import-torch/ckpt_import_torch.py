@@ -451,9 +451,19 @@ class _Importer:
         self.placeholders = {spec.arg.name: (spec.kind, spec.target)
                              for spec in signature.input_specs}
         recorder = _Recorder(self.exported.graph_module)
-        with torch.no_grad():
-            recorder.run(*graph_arguments(self.exported, module,
-                                          example_inputs))
+        try:
+            with torch.no_grad():
+                recorder.run(*graph_arguments(self.exported, module,
+                                              example_inputs))
+        except Exception as error:  # the program fails on these inputs
+            failed = next((n for n in self.graph.nodes
+                           if n.op != "placeholder" and
+                           n not in recorder.recorded), None)
+            location = _node_location(failed) if failed is not None else None
+            where = f"{location[0]}:{location[1]}: " if location else ""
+            message = (str(error) or type(error).__name__).splitlines()[0]
+            raise ImportFailure(f"{where}the exported program fails on the "
+                                f"example inputs: {message}") from None
         self.values = recorder.recorded
         # A shared parameter (a tied LM head) goes by its first name in the
         # module.
@@ -1106,6 +1116,52 @@ def _embedding(self, node, a):
                             f"{weight.type}) -> {self._result_type(node)}")
 
 
+def _gather_rows(self, node, table, indices):
+    """table[indices] along the first dimension: an embedding lookup of the
+    table as rows (relative position bias tables are read so)."""
+    if indices.dtype != torch.int64:
+        raise _Unsupported("indices that are not int64")
+    rest = tuple(table.shape[1:])
+    rows = (table.shape[0], math.prod(rest))
+    if tuple(table.shape) != rows:
+        table = self._emit(node, f"ckpt.reshape %{table.name} : {table.type} "
+                                 f"-> {_tensor_type(rows, table.dtype)}",
+                           dtype=table.dtype, shapes=[rows])
+    shape = tuple(indices.shape) + rows[1:]
+    gathered = self._emit(node, f"ckpt.embedding %{indices.name}, "
+                                f"%{table.name} : ({indices.type}, "
+                                f"{table.type}) -> "
+                                f"{_tensor_type(shape, table.dtype)}",
+                          dtype=table.dtype, shapes=[shape])
+    result = tuple(indices.shape) + rest
+    if shape == result:
+        return gathered
+    return self._emit(node, f"ckpt.reshape %{gathered.name} : "
+                            f"{gathered.type} -> "
+                            f"{_tensor_type(result, table.dtype)}",
+                      dtype=table.dtype, shapes=[result])
+
+
+def _index(self, node, a):
+    indices = list(a["indices"])
+    if len(indices) != 1 or indices[0] is None:
+        raise _Unsupported("indices other than one tensor on the first "
+                           "dimension")
+    return _gather_rows(self, node, self._operand(a["self"]),
+                        self._operand(indices[0]))
+
+
+def _index_select(self, node, a):
+    # Along another dimension: moved to the front and back.
+    x = self._operand(a["self"])
+    dim = _normalize_dim(self.static(a["dim"]), len(x.shape))
+    order = [dim] + [d for d in range(len(x.shape)) if d != dim]
+    front = _permute_op(self, node, x, order)
+    gathered = _gather_rows(self, node, front, self._operand(a["index"]))
+    back = [order.index(d) for d in range(len(order))]
+    return _permute_op(self, node, gathered, back)
+
+
 def _reshape(self, node, a):
     x = self._operand(a["self"])
     result = self._result_type(node)
@@ -1116,6 +1172,19 @@ def _reshape(self, node, a):
 
 def _identity(self, node, a):
     return self._operand(a["self"])
+
+
+def _copy(self, node, a):
+    # copy(self, src) is src's values in self's shape: what an in-place
+    # assignment functionalizes to.
+    src = self._operand(a["src"])
+    result = self._result_type(node)
+    if src.dtype != self.values[node].dtype:
+        raise _Unsupported("a change of element type")
+    if src.type == result:
+        return src
+    return self._emit(node, f"ckpt.broadcast_to %{src.name} : {src.type} -> "
+                            f"{result}")
 
 
 def _as_strided(self, node, a):
@@ -1256,6 +1325,58 @@ def _cat(self, node, a):
     return self._emit(node, f"ckpt.concat {', '.join('%' + v.name for v in values)} "
                             f"dim = {dim} : ({', '.join(v.type for v in values)}) "
                             f"-> {self._result_type(node)}")
+
+
+def _constant_pad(self, node, a):
+    # Padding with a number is a concatenation with constant blocks (a
+    # negative amount crops: a slice). Pairs run from the last dimension.
+    x = self._operand(a["self"])
+    if not x.dtype.is_floating_point:
+        raise _Unsupported("integer operand")
+    pad, value = list(self.static(a["pad"])), self.static(a["value"])
+    for pair in range(len(pad) // 2):
+        dim = len(x.shape) - 1 - pair
+        before, after = pad[2 * pair], pad[2 * pair + 1]
+        if before < 0 or after < 0:
+            x = _slice_op(self, node, x, dim, max(0, -before),
+                          x.shape[dim] - max(0, -after), 1)
+        parts = []
+        for amount in (before, after):
+            block = x.shape[:dim] + (max(0, amount),) + x.shape[dim + 1:]
+            parts.append(self._constant(torch.full(block, value,
+                                                   dtype=x.dtype), "pad")
+                         if amount > 0 else None)
+        values = [v for v in (parts[0], x, parts[1]) if v is not None]
+        if len(values) > 1:
+            shape = x.shape[:dim] + (sum(v.shape[dim] for v in values),) + \
+                x.shape[dim + 1:]
+            x = self._emit(
+                node, f"ckpt.concat {', '.join('%' + v.name for v in values)}"
+                      f" dim = {dim} : ({', '.join(v.type for v in values)}) "
+                      f"-> {_tensor_type(shape, x.dtype)}",
+                dtype=x.dtype, shapes=[shape])
+    return x
+
+
+def _slice_scatter(self, node, a):
+    # src written over a contiguous slice of self: what is left of self on
+    # either side, concatenated with src.
+    x, src = self._operand(a["self"]), self._operand(a["src"])
+    dim = _normalize_dim(self.static(a["dim"]), len(x.shape))
+    start, end, step = slice(self.static(a["start"]), self.static(a["end"]),
+                             self.static(a["step"])).indices(x.shape[dim])
+    if step != 1:
+        raise _Unsupported("a step other than 1")
+    parts = [_slice_op(self, node, x, dim, 0, start, 1) if start > 0 else None,
+             src,
+             _slice_op(self, node, x, dim, end, x.shape[dim], 1)
+             if end < x.shape[dim] else None]
+    values = [v for v in parts if v is not None]
+    if len(values) == 1:
+        return src
+    return self._emit(node, f"ckpt.concat {', '.join('%' + v.name for v in values)}"
+                            f" dim = {dim} : ({', '.join(v.type for v in values)})"
+                            f" -> {self._result_type(node)}")
 
 
 def _where_op(self, node, condition, a, b):
@@ -1516,6 +1637,9 @@ _CONVERTERS = {
     aten.slice.Tensor: _slice, aten.select.int: _select,
     aten.split.Tensor: _split, aten.split_with_sizes.default: _split,
     aten.unbind.int: _unbind, aten.cat.default: _cat,
+    aten.constant_pad_nd.default: _constant_pad,
+    aten.index.Tensor: _index, aten.index_select.default: _index_select,
+    aten.slice_scatter.default: _slice_scatter, aten.copy.default: _copy,
     aten.where.self: _where, aten.masked_fill.Scalar: _masked_fill,
     aten.masked_fill.Tensor: _masked_fill,
     aten.sum.default: _reduce("reduce_sum"),

@@ -98,3 +98,14 @@ class UnsupportedVision(nn.Module):
         h = x * 2
         outputs.append(self.relu(h) + h)
         return sum(o.sum() for o in outputs)
+
+
+class OutOfRange(nn.Module):
+    """Export runs on symbolic values; the index fails only on real ones."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = nn.Parameter(torch.zeros(4))
+
+    def forward(self, x):
+        return (self.table[torch.arange(6)] * x).sum()
