@@ -1771,7 +1771,11 @@ def load_model(spec, arguments=(), input_shapes=(), seed=0):
             raise ImportFailure(f"--arg {item}: '{text}' is not a Python "
                                 "literal") from None
     torch.manual_seed(seed)
-    module = factory(**kwargs)
+    try:
+        module = factory(**kwargs)
+    except Exception as error:  # the user's constructor failed
+        raise ImportFailure(f"{spec}({', '.join(arguments)}) failed: "
+                            f"{type(error).__name__}: {error}") from None
     if not isinstance(module, torch.nn.Module):
         raise ImportFailure(f"{spec} did not make a torch.nn.Module")
     names = list(inspect.signature(module.forward).parameters)

@@ -85,15 +85,16 @@ TEST_F(CostTest, PoolingCountsTheWindow) {
   auto padding = builder.getDenseI64ArrayAttr({1, 1});
   auto maxPool =
       ckpt::MaxPool2dOp::create(builder, loc, args[0], kernel, stride, padding);
+  auto floor = builder.getBoolAttr(false);
   auto avgPool =
       ckpt::AvgPool2dOp::create(builder, loc, args[0], kernel, stride, padding,
-                                builder.getBoolAttr(false));
+                                floor, builder.getBoolAttr(false));
   auto maxGrad = ckpt::MaxPool2dGradOp::create(builder, loc, f32({2, 4, 9, 9}),
                                                args[1], maxPool.getIndices(),
                                                kernel, stride, padding);
   auto avgGrad = ckpt::AvgPool2dGradOp::create(builder, loc, f32({2, 4, 9, 9}),
                                                args[1], kernel, stride, padding,
-                                               builder.getBoolAttr(true));
+                                               floor, builder.getBoolAttr(true));
   auto upsample = ckpt::UpsampleNearest2dOp::create(
       builder, loc, args[0], builder.getDenseI64ArrayAttr({2, 2}));
   auto upsampleGrad = ckpt::UpsampleNearest2dGradOp::create(

@@ -830,6 +830,12 @@ inferPoolType(std::optional<Location> loc, StringRef opName, Type inputType,
       input.getElementType());
 }
 
+/// A pool's ceil_mode; a builder given no attribute means the default.
+template <typename AdaptorTy> static bool ceilMode(AdaptorTy adaptor) {
+  BoolAttr ceil = adaptor.getCeilModeAttr();
+  return ceil && ceil.getValue();
+}
+
 LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
@@ -837,7 +843,7 @@ LogicalResult MaxPool2dOp::inferReturnTypes(MLIRContext *context,
   FailureOr<RankedTensorType> output = inferPoolType(
       loc, getOperationName(), adaptor.getInput().getType(),
       adaptor.getKernel(), adaptor.getStride(), adaptor.getPadding(),
-      adaptor.getCeilMode());
+      ceilMode(adaptor));
   if (failed(output))
     return failure();
   inferred.push_back(*output);
@@ -852,7 +858,7 @@ LogicalResult AvgPool2dOp::inferReturnTypes(MLIRContext *,
   FailureOr<RankedTensorType> output = inferPoolType(
       loc, getOperationName(), adaptor.getInput().getType(),
       adaptor.getKernel(), adaptor.getStride(), adaptor.getPadding(),
-      adaptor.getCeilMode());
+      ceilMode(adaptor));
   if (failed(output))
     return failure();
   inferred.push_back(*output);
