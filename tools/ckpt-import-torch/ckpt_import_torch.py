@@ -1313,6 +1313,16 @@ def _unbind(self, node, a):
             _split_op(self, node, x, dim, [1] * x.shape[dim])]
 
 
+def _concat_op(self, node, values, dim):
+    shape = values[0].shape[:dim] + (sum(v.shape[dim] for v in values),) + \
+        values[0].shape[dim + 1:]
+    return self._emit(
+        node, f"ckpt.concat {', '.join('%' + v.name for v in values)} "
+              f"dim = {dim} : ({', '.join(v.type for v in values)}) -> "
+              f"{_tensor_type(shape, values[0].dtype)}",
+        dtype=values[0].dtype, shapes=[shape])
+
+
 def _cat(self, node, a):
     # PyTorch's cat skips 1-D empty operands whatever the others' rank (a
     # cache that starts empty).
@@ -1321,10 +1331,9 @@ def _cat(self, node, a):
               or self.values[t].shape == self.values[node].shape]
     if len(values) == 1:
         return values[0]
-    dim = _normalize_dim(self.static(a["dim"]), len(values[0].shape))
-    return self._emit(node, f"ckpt.concat {', '.join('%' + v.name for v in values)} "
-                            f"dim = {dim} : ({', '.join(v.type for v in values)}) "
-                            f"-> {self._result_type(node)}")
+    return _concat_op(self, node, values,
+                      _normalize_dim(self.static(a["dim"]),
+                                     len(values[0].shape)))
 
 
 def _constant_pad(self, node, a):
@@ -1348,13 +1357,7 @@ def _constant_pad(self, node, a):
                          if amount > 0 else None)
         values = [v for v in (parts[0], x, parts[1]) if v is not None]
         if len(values) > 1:
-            shape = x.shape[:dim] + (sum(v.shape[dim] for v in values),) + \
-                x.shape[dim + 1:]
-            x = self._emit(
-                node, f"ckpt.concat {', '.join('%' + v.name for v in values)}"
-                      f" dim = {dim} : ({', '.join(v.type for v in values)}) "
-                      f"-> {_tensor_type(shape, x.dtype)}",
-                dtype=x.dtype, shapes=[shape])
+            x = _concat_op(self, node, values, dim)
     return x
 
 
@@ -1372,11 +1375,7 @@ def _slice_scatter(self, node, a):
              _slice_op(self, node, x, dim, end, x.shape[dim], 1)
              if end < x.shape[dim] else None]
     values = [v for v in parts if v is not None]
-    if len(values) == 1:
-        return src
-    return self._emit(node, f"ckpt.concat {', '.join('%' + v.name for v in values)}"
-                            f" dim = {dim} : ({', '.join(v.type for v in values)})"
-                            f" -> {self._result_type(node)}")
+    return src if len(values) == 1 else _concat_op(self, node, values, dim)
 
 
 def _where_op(self, node, condition, a, b):
