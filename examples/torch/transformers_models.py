@@ -5,8 +5,8 @@ BERT's masked-LM head. The decoders' loss is written here rather than
 taken from `labels=`: the library pads the shifted labels with an
 ignored index (-100), and ckpt.cross_entropy ignores no index yet.
 `attention` picks the library's attention implementation: "eager"
-(matmuls and softmax) or "sdpa" (scaled_dot_product_attention, not a
-ckpt op yet)."""
+(matmuls and softmax) or "sdpa" (scaled_dot_product_attention, which
+imports as ckpt.scaled_dot_product_attention)."""
 
 import torch.nn.functional as F
 import transformers

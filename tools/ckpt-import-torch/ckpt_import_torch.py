@@ -1031,6 +1031,48 @@ def _rms_norm(self, node, a):
                       shapes=[x.shape, stats])[0]
 
 
+def _scaled_dot_product_attention(self, node, a):
+    q, k, v = (self._operand(a[name]) for name in ("query", "key", "value"))
+    if any(len(x.shape) != 4 for x in (q, k, v)):
+        raise _Unsupported("attention on tensors of rank other than 4 "
+                           "([batch, heads, sequence, features])")
+    operands = [q, k, v]
+    text = f"ckpt.scaled_dot_product_attention %{q.name}, %{k.name}, %{v.name}"
+    mask = a["attn_mask"]
+    if mask is not None:
+        if isinstance(mask, torch.fx.Node) and \
+                self.values[mask].dtype == torch.bool:
+            # True takes part: the additive mask is 0 there and -inf
+            # elsewhere.
+            if not self.constant[mask]:
+                raise _Unsupported("a boolean attention mask computed from "
+                                   "the inputs (a constant one, or a float "
+                                   "mask, imports)")
+            keep = self.values[mask]
+            additive = torch.zeros(keep.shape, dtype=q.dtype).masked_fill(
+                ~keep, float("-inf"))
+            mask_value = self._constant(additive, "mask")
+        else:
+            mask_value = self._operand(mask)
+        operands.append(mask_value)
+        text += f" mask %{mask_value.name}"
+    if self.static(a["is_causal"]):
+        text += " causal"
+    scale = self.static(a["scale"])
+    if scale is None:
+        scale = 1 / math.sqrt(q.shape[-1])
+    text += f" scale = {_float_literal(scale, torch.float64)}"
+    p = self.static(a["dropout_p"])
+    if p:
+        text += f" p = {_float_literal(p, torch.float64)}"
+    output = q.shape[:3] + v.shape[3:]
+    text += (f" : ({', '.join(x.type for x in operands)}) -> "
+             f"({_tensor_type(output, q.dtype)}, "
+             f"{_tensor_type(q.shape[:3], q.dtype)})")
+    return self._emit(node, text, results=2, dtype=q.dtype,
+                      shapes=[output, q.shape[:3]])[0]
+
+
 def _require_images(x):
     if len(x.shape) != 4:
         raise _Unsupported(f"a rank-{len(x.shape)} input (only batched "
@@ -1623,6 +1665,7 @@ _CONVERTERS = {
     aten.rms_norm.default: _rms_norm,
     aten._native_batch_norm_legit_functional.default: _batch_norm,
     aten.dropout.default: _dropout, aten.native_dropout.default: _native_dropout,
+    aten.scaled_dot_product_attention.default: _scaled_dot_product_attention,
     aten.bernoulli.p: _bernoulli,
     aten.embedding.default: _embedding,
     aten.view.default: _reshape, aten._unsafe_view.default: _reshape,

@@ -53,6 +53,7 @@ struct CkptToLinalgPass
                                                                    converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
     populateRandomToLinalgPatterns(converter, patterns);
+    populateAttentionToLinalgPatterns(converter, patterns);
     populateSegmentInliningPatterns(patterns);
     populateElementwiseToLinalgPatterns(patterns);
     populateReductionToLinalgPatterns(patterns);

@@ -20,31 +20,6 @@ using namespace ckpt;
 
 namespace {
 
-/// out += lhs * rhs over an iteration space whose dimension `reduction` is
-/// the contraction; maps give the operands' indices. The loops run in the
-/// order of the dimensions.
-Value contract(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
-               ArrayRef<AffineMap> maps, unsigned reduction) {
-  auto type = cast<RankedTensorType>(init.getType());
-  unsigned rank = maps.front().getNumDims();
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  iterators[reduction] = utils::IteratorType::reduction;
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{lhs, rhs}, ValueRange{init},
-             maps, iterators,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               auto reassoc = arith::FastMathFlags::reassoc;
-               Value product =
-                   arith::MulFOp::create(nb, nl, args[0], args[1], reassoc);
-               linalg::YieldOp::create(
-                   nb, nl,
-                   arith::AddFOp::create(nb, nl, args[2], product, reassoc)
-                       .getResult());
-             })
-      .getResult(0);
-}
-
 FailureOr<SmallVector<Value>> lowerMatmul(MatmulOp op,
                                           PatternRewriter &rewriter) {
   MLIRContext *context = op.getContext();
@@ -76,8 +51,8 @@ FailureOr<SmallVector<Value>> lowerMatmul(MatmulOp op,
       operandMap(op.getRhs().getType(), d(k), d(n)),
       AffineMap::get(rank, 0, out, context)};
   Value zeros = filledTensor(rewriter, op.getLoc(), result, 0.0);
-  return SmallVector<Value>{contract(rewriter, op.getLoc(), op.getLhs(),
-                                     op.getRhs(), zeros, maps, k)};
+  return SmallVector<Value>{buildContraction(rewriter, op.getLoc(), op.getLhs(),
+                                             op.getRhs(), zeros, maps, {k})};
 }
 
 FailureOr<SmallVector<Value>> lowerLinear(LinearOp op,
@@ -107,8 +82,8 @@ FailureOr<SmallVector<Value>> lowerLinear(LinearOp op,
                              return x[0];
                            })
           : filledTensor(rewriter, op.getLoc(), result, 0.0);
-  return SmallVector<Value>{contract(rewriter, op.getLoc(), op.getInput(),
-                                     op.getWeight(), init, maps, k)};
+  return SmallVector<Value>{buildContraction(rewriter, op.getLoc(), op.getInput(),
+                                             op.getWeight(), init, maps, {k})};
 }
 
 } // namespace

@@ -196,6 +196,29 @@ Value ckpt::buildSum(OpBuilder &b, Location loc,
                         });
 }
 
+Value ckpt::buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                             Value init, ArrayRef<AffineMap> maps,
+                             ArrayRef<unsigned> reductions) {
+  auto type = cast<RankedTensorType>(init.getType());
+  SmallVector<utils::IteratorType> iterators(maps.front().getNumDims(),
+                                             utils::IteratorType::parallel);
+  for (unsigned d : reductions)
+    iterators[d] = utils::IteratorType::reduction;
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{lhs, rhs}, ValueRange{init},
+             maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               auto reassoc = arith::FastMathFlags::reassoc;
+               Value product =
+                   arith::MulFOp::create(nb, nl, args[0], args[1], reassoc);
+               linalg::YieldOp::create(
+                   nb, nl,
+                   arith::AddFOp::create(nb, nl, args[2], product, reassoc)
+                       .getResult());
+             })
+      .getResult(0);
+}
+
 SmallVector<int64_t> ckpt::dimRange(int64_t begin, int64_t end) {
   SmallVector<int64_t> dims(std::max<int64_t>(end - begin, 0));
   std::iota(dims.begin(), dims.end(), begin);

@@ -98,6 +98,14 @@ mlir::Value buildSum(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::ValueRange inputs, llvm::ArrayRef<int64_t> dims,
                      mlir::RankedTensorType resultType, Formula term);
 
+/// init += lhs * rhs over an iteration space whose dimensions `reductions`
+/// are contracted; `maps` give the indices of lhs, rhs and init. The loops
+/// run in the order of the dimensions.
+mlir::Value buildContraction(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value lhs, mlir::Value rhs, mlir::Value init,
+                             llvm::ArrayRef<mlir::AffineMap> maps,
+                             llvm::ArrayRef<unsigned> reductions);
+
 /// The dimensions [begin, end) as a sorted list.
 llvm::SmallVector<int64_t> dimRange(int64_t begin, int64_t end);
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "LinalgBuilders.h"
+#include "DropoutMask.h"
 
 #include "ckpt/Conversion/CkptToLinalg/CkptToLinalg.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <numeric>
 
 using namespace mlir;
 using namespace ckpt;
@@ -69,44 +71,12 @@ Value buildDropout(OpBuilder &b, Location loc, Value input, Value state,
   if (p == 0.0)
     return input;
   auto type = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> strides(type.getRank(), 1);
-  for (int64_t d = type.getRank() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
-  auto extract = [&](int64_t i) -> Value {
-    Value index = arith::ConstantIndexOp::create(b, loc, i);
-    return tensor::ExtractOp::create(b, loc, state, ValueRange{index});
-  };
-  Value seed = extract(0), base = extract(1);
+  RandomState random = RandomState::extract(b, loc, state);
+  SmallVector<unsigned> dims(type.getRank());
+  std::iota(dims.begin(), dims.end(), 0);
   return buildMap(b, loc, type, input, [&](ScalarBuilder &s, ValueRange x) {
-    PhiloxBuilder philox{s.b, s.loc};
-    // The row-major position of this element.
-    Value linear = philox.i64(0);
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      Value index = arith::IndexCastOp::create(
-          s.b, s.loc, s.b.getI64Type(), linalg::IndexOp::create(s.b, s.loc, d));
-      linear = arith::AddIOp::create(
-          s.b, s.loc, linear,
-          arith::MulIOp::create(s.b, s.loc, index, philox.i64(strides[d])));
-    }
-    Value counter = arith::AddIOp::create(
-        s.b, s.loc, arith::AddIOp::create(s.b, s.loc, base, philox.i64(offset)),
-        arith::ShRUIOp::create(s.b, s.loc, linear, philox.i64(2)));
-    Value lane = arith::AndIOp::create(s.b, s.loc, linear, philox.i64(3));
-    std::array<Value, 4> words = philox.block(counter, seed);
-    Value word = words[3];
-    for (int k = 2; k >= 0; --k) {
-      Value isLane = arith::CmpIOp::create(s.b, s.loc, arith::CmpIPredicate::eq,
-                                           lane, philox.i64(k));
-      word = arith::SelectOp::create(s.b, s.loc, isLane, words[k], word);
-    }
-    // The top 24 bits over 2^24, exact in f32 and f64.
-    Value top = arith::ShRUIOp::create(s.b, s.loc, word, philox.i32(8));
-    Value uniform = s.mul(arith::UIToFPOp::create(s.b, s.loc, s.type, top),
-                          s.constant(1.0 / 16777216.0));
-    Value keep = arith::CmpFOp::create(s.b, s.loc, arith::CmpFPredicate::OGE,
-                                       uniform, s.constant(p));
-    return s.select(keep, s.mul(x[0], s.constant(1.0 / (1.0 - p))),
-                    s.constant(0.0));
+    Value position = rowMajorPosition(s.b, s.loc, type.getShape(), dims);
+    return applyDropout(s, random, offset, p, position, x[0]);
   });
 }
 
@@ -163,6 +133,55 @@ struct LowerRngAdvance : OpConversionPattern<RngAdvanceOp> {
 };
 
 } // namespace
+
+RandomState RandomState::extract(OpBuilder &b, Location loc, Value state) {
+  auto extract = [&](int64_t i) -> Value {
+    Value index = arith::ConstantIndexOp::create(b, loc, i);
+    return tensor::ExtractOp::create(b, loc, state, ValueRange{index});
+  };
+  return {extract(0), extract(1)};
+}
+
+Value ckpt::rowMajorPosition(OpBuilder &b, Location loc,
+                             ArrayRef<int64_t> shape, ArrayRef<unsigned> dims) {
+  PhiloxBuilder philox{b, loc};
+  Value position = philox.i64(0);
+  int64_t stride = 1;
+  for (int64_t k = static_cast<int64_t>(shape.size()) - 1; k >= 0; --k) {
+    Value index = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(), linalg::IndexOp::create(b, loc, dims[k]));
+    position = arith::AddIOp::create(
+        b, loc, position,
+        arith::MulIOp::create(b, loc, index, philox.i64(stride)));
+    stride *= shape[k];
+  }
+  return position;
+}
+
+Value ckpt::applyDropout(ScalarBuilder &s, RandomState state, int64_t offset,
+                          double p, Value position, Value x) {
+  PhiloxBuilder philox{s.b, s.loc};
+  Value counter = arith::AddIOp::create(
+      s.b, s.loc,
+      arith::AddIOp::create(s.b, s.loc, state.base, philox.i64(offset)),
+      arith::ShRUIOp::create(s.b, s.loc, position, philox.i64(2)));
+  Value lane = arith::AndIOp::create(s.b, s.loc, position, philox.i64(3));
+  std::array<Value, 4> words = philox.block(counter, state.seed);
+  Value word = words[3];
+  for (int k = 2; k >= 0; --k) {
+    Value isLane = arith::CmpIOp::create(s.b, s.loc, arith::CmpIPredicate::eq,
+                                         lane, philox.i64(k));
+    word = arith::SelectOp::create(s.b, s.loc, isLane, words[k], word);
+  }
+  // The top 24 bits over 2^24, exact in f32 and f64.
+  Value top = arith::ShRUIOp::create(s.b, s.loc, word, philox.i32(8));
+  Value uniform = s.mul(arith::UIToFPOp::create(s.b, s.loc, s.type, top),
+                        s.constant(1.0 / 16777216.0));
+  Value keep = arith::CmpFOp::create(s.b, s.loc, arith::CmpFPredicate::OGE,
+                                     uniform, s.constant(p));
+  return s.select(keep, s.mul(x, s.constant(1.0 / (1.0 - p))),
+                  s.constant(0.0));
+}
 
 void ckpt::populateRandomToLinalgPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns) {

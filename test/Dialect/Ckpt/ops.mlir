@@ -359,3 +359,19 @@ func.func @advance(%s: !ckpt.rng) -> !ckpt.rng {
   %n = ckpt.rng_advance %s counters = 4096
   return %n : !ckpt.rng
 }
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x4x5x8xf64>, %k: tensor<2x2x6x8xf64>, %v: tensor<2x2x6x3xf64>,
+                     %m: tensor<5x6xf64>, %s: !ckpt.rng, %do: tensor<2x4x5x3xf64>) {
+  // CHECK: ckpt.scaled_dot_product_attention %{{.+}}, %{{.+}}, %{{.+}} causal scale = 1.250000e-01 : (tensor<2x4x5x8xf64>, tensor<2x2x6x8xf64>, tensor<2x2x6x3xf64>) -> (tensor<2x4x5x3xf64>, tensor<2x4x5xf64>)
+  %0:2 = ckpt.scaled_dot_product_attention %q, %k, %v causal scale = 0.125
+      : (tensor<2x4x5x8xf64>, tensor<2x2x6x8xf64>, tensor<2x2x6x3xf64>) -> (tensor<2x4x5x3xf64>, tensor<2x4x5xf64>)
+  // CHECK: ckpt.scaled_dot_product_attention %{{.+}}, %{{.+}}, %{{.+}} mask %{{.+}} rng %{{.+}} offset = 8 scale = 5.000000e-01 p = 1.000000e-01 : (tensor<2x4x5x8xf64>, tensor<2x2x6x8xf64>, tensor<2x2x6x3xf64>, tensor<5x6xf64>, !ckpt.rng) -> (tensor<2x4x5x3xf64>, tensor<2x4x5xf64>)
+  %1:2 = ckpt.scaled_dot_product_attention %q, %k, %v mask %m rng %s offset = 8 scale = 0.5 p = 0.1
+      : (tensor<2x4x5x8xf64>, tensor<2x2x6x8xf64>, tensor<2x2x6x3xf64>, tensor<5x6xf64>, !ckpt.rng) -> (tensor<2x4x5x3xf64>, tensor<2x4x5xf64>)
+  // CHECK: ckpt.scaled_dot_product_attention_grad %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} mask %{{.+}} rng %{{.+}} offset = 8 scale = 5.000000e-01 p = 1.000000e-01 : (tensor<2x4x5x3xf64>, tensor<2x4x5x8xf64>, tensor<2x2x6x8xf64>, tensor<2x2x6x3xf64>, tensor<2x4x5x3xf64>, tensor<2x4x5xf64>, tensor<5x6xf64>, !ckpt.rng) -> (tensor<2x4x5x8xf64>, tensor<2x2x6x8xf64>, tensor<2x2x6x3xf64>)
+  %2:3 = ckpt.scaled_dot_product_attention_grad %do, %q, %k, %v, %1#0, %1#1 mask %m rng %s offset = 8 scale = 0.5 p = 0.1
+      : (tensor<2x4x5x3xf64>, tensor<2x4x5x8xf64>, tensor<2x2x6x8xf64>, tensor<2x2x6x3xf64>, tensor<2x4x5x3xf64>, tensor<2x4x5xf64>, tensor<5x6xf64>, !ckpt.rng)
+      -> (tensor<2x4x5x8xf64>, tensor<2x2x6x8xf64>, tensor<2x2x6x3xf64>)
+  return
+}

@@ -9,6 +9,7 @@
 
 import argparse
 import json
+import operator
 import os
 import subprocess
 import sys
@@ -34,11 +35,23 @@ _SAME_VALUE = {aten.view.default, aten._unsafe_view.default,
                aten.transpose.int, aten.t.default}
 
 
+# Views of part of a tensor: PyTorch saves (and keeps alive) the whole
+# base, ckpt a copy of the part; both are counted at the base.
+_PART_OF = {aten.slice.Tensor, aten.select.int, aten.narrow.default}
+_SPLITS = {aten.split.Tensor, aten.split_with_sizes.default,
+           aten.unbind.int}
+
+
 def storage_owner(node):
-    """The node whose memory a reshape chain ending at `node` shares."""
-    while node.target in _SAME_VALUE:
-        node = node.args[0]
-    return node
+    """The node whose memory a view chain ending at `node` shares."""
+    while True:
+        if node.target in _SAME_VALUE or node.target in _PART_OF:
+            node = node.args[0]
+        elif node.target is operator.getitem and \
+                node.args[0].target in _SPLITS:
+            node = node.args[0].args[0]
+        else:
+            return node
 
 
 def storage(tensor):
@@ -121,12 +134,18 @@ def pytorch_saved(imported, model, inputs):
             copied = [a for a in operands if is_copy(tensor, outputs[a])]
             same_shape = [a for a in operands
                           if outputs[a].shape == tensor.shape]
+            # A copy of a constant operand (attention's boolean mask made
+            # additive) is a constant too.
+            def add_at(operand):
+                owner = storage_owner(operand).name
+                add(constants if owner in imported.folded else activations,
+                    owner, size)
             if copied:
-                add(activations, storage_owner(copied[0]).name, size)
+                add_at(copied[0])
             elif same_shape:
                 # cross_entropy keeps log_softmax(logits); ckpt keeps the
                 # logits and recomputes it: the same bytes.
-                add(activations, storage_owner(same_shape[0]).name, size)
+                add_at(same_shape[0])
             else:
                 add(activations, saver.name, size)
     return activations, {"dropout masks (ckpt: none, it regenerates them)":
@@ -137,20 +156,40 @@ def pytorch_saved(imported, model, inputs):
                          "its gradient does not read)": running}
 
 
+def transposes(node, owner):
+    """Whether the view chain from `node` down to `owner` permutes."""
+    while node is not owner:
+        if node.target in (aten.permute.default, aten.transpose.int,
+                           aten.t.default):
+            return True
+        node = node.args[0]
+    return False
+
+
 def ckpt_saved(imported, report):
-    """Our saved activations from the report: bytes per storage owner."""
-    activations = {}
+    """Our saved activations from the report: bytes per storage owner, and
+    apart the transposed copies of attention outputs (PyTorch's CPU flash
+    attention writes its output as a transposed view of an [N, L, H, E]
+    buffer, so the transpose back that attention layers make is free
+    there, and the output projection saves the attention's own output;
+    ckpt's transpose copies it)."""
+    activations, transposed = {}, {}
     for tensor in report["saved_tensors"]:
         # The random state dropout's gradient reads takes no memory.
         if tensor["kind"] != "activation" or tensor["dtype"] == "!ckpt.rng":
             continue
+        table = activations
         if tensor["producer"].startswith("argument "):
             name = imported.arguments[int(tensor["producer"].split()[1])][0]
         else:
-            name = storage_owner(
-                imported.op_nodes[tensor["source_name"]]).name
-        activations[name] = activations.get(name, 0) + tensor["bytes"]
-    return activations
+            node = imported.op_nodes[tensor["source_name"]]
+            owner = storage_owner(node)
+            name = owner.name
+            if owner.target == aten.scaled_dot_product_attention.default \
+                    and transposes(node, owner):
+                table = transposed
+        table[name] = table.get(name, 0) + tensor["bytes"]
+    return activations, transposed
 
 
 def saved(options):
@@ -164,7 +203,7 @@ def saved(options):
                           "--ckpt-report=format=json", "-o", os.devnull],
                          input=imported.text, capture_output=True, text=True,
                          check=True)
-    ours = ckpt_saved(imported, json.loads(run.stdout)[0])
+    ours, transposed = ckpt_saved(imported, json.loads(run.stdout)[0])
     theirs, differences = pytorch_saved(imported, model, inputs)
     mismatches = 0
     # Nodes by the names their ops carry (a leaf module's path).
@@ -181,6 +220,10 @@ def saved(options):
             f"{shown.get(name, name)} {size} B"
             for name, size in sorted(table.items()))
             or "none"))
+    print("ckpt also saves transposed copies of attention outputs "
+          "(PyTorch: views of its flash output): " + (", ".join(
+              f"{shown.get(name, name)} {size} B"
+              for name, size in sorted(transposed.items())) or "none"))
     for name, size in sorted(differences[next(iter(differences))].items()):
         elements = nodes_value(imported, name)[0].numel()
         if size != elements:

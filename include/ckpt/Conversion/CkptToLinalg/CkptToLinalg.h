@@ -34,6 +34,10 @@ void addRandomStateConversion(mlir::TypeConverter &converter);
 /// random state goes through `converter`.
 void populateRandomToLinalgPatterns(const mlir::TypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
+/// scaled_dot_product_attention and its gradient; the random state of
+/// their dropout goes through `converter`.
+void populateAttentionToLinalgPatterns(const mlir::TypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns);
 /// Checkpoint and recompute segments run inline once lowered.
 void populateSegmentInliningPatterns(mlir::RewritePatternSet &patterns);
 

@@ -51,6 +51,36 @@ uint64_t MatmulOp::getFlops() {
   return matmulFlops(batch, rows, k, columns);
 }
 
+/// Sizes of attention: the `[N, H, L, S]` weights and the head sizes.
+struct AttentionSizes {
+  explicit AttentionSizes(Value query, Value key, Value value) {
+    auto q = cast<RankedTensorType>(query.getType());
+    weights = times(elements(query) / std::max<int64_t>(q.getDimSize(3), 1),
+                    cast<RankedTensorType>(key.getType()).getDimSize(2));
+    qk = q.getDimSize(3);
+    v = cast<RankedTensorType>(value.getType()).getDimSize(3);
+  }
+  uint64_t weights;
+  int64_t qk, v;
+};
+
+// Scores, weights times values, and 5 per weight for the softmax (2 more
+// with dropout). The causal half is computed and counted too.
+uint64_t ScaledDotProductAttentionOp::getFlops() {
+  AttentionSizes a(getQuery(), getKey(), getValue());
+  uint64_t perWeight = 2 * (a.qk + a.v) + 5 + (getP().isZero() ? 0 : 2);
+  return times(a.weights, perWeight);
+}
+
+// The recomputed scores, four matrix products (value, weight, query and
+// key gradients) and the pointwise softmax gradient.
+uint64_t ScaledDotProductAttentionGradOp::getFlops() {
+  AttentionSizes a(getQuery(), getKey(), getValue());
+  uint64_t perWeight = 2 * a.qk + 4 * a.v + 4 * a.qk + 6 +
+                       (getP().isZero() ? 0 : 4);
+  return times(a.weights, perWeight);
+}
+
 // FLOPs per element of the first result.
 #define CKPT_POINTWISE_FLOPS(Op, factor)                                       \
   uint64_t Op::getFlops() {                                                    \
@@ -217,6 +247,23 @@ uint64_t CrossEntropyOp::getScratchBytes() {
 }
 uint64_t CrossEntropyGradOp::getScratchBytes() {
   return rowStatistics(getLogits(), 1, 2);
+}
+// Attention: the weights of every head and their row sums (the row maxima
+// become the log-sum-exp result in place). Its gradient: the weights and
+// their gradients, and the row dot products of the output's gradient with
+// the output.
+uint64_t ScaledDotProductAttentionOp::getScratchBytes() {
+  unsigned width = getElementByteWidth(getQuery().getType().getElementType());
+  return times(AttentionSizes(getQuery(), getKey(), getValue()).weights,
+               width) +
+         bytes(getLse());
+}
+uint64_t ScaledDotProductAttentionGradOp::getScratchBytes() {
+  unsigned width = getElementByteWidth(getQuery().getType().getElementType());
+  return times(times(2, AttentionSizes(getQuery(), getKey(), getValue())
+                            .weights),
+               width) +
+         bytes(getLse());
 }
 // Normalisation gradients: row sums of the shape of the saved statistics
 // (the forward ops turn their sums into mean and rstd in place, and

@@ -541,6 +541,50 @@ LogicalResult DropoutOp::buildGradients(OpBuilder &builder,
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+// Flash attention's saved set: the operands, the output and the row
+// log-sum-exp, from which the gradient recomputes the weights (PyTorch's
+// math kernel saves the L x S weights instead).
+SmallVector<Value>
+ScaledDotProductAttentionOp::getSavedValues(ArrayRef<bool>) {
+  SmallVector<Value> saved = {getQuery(), getKey(), getValue(), getResult(),
+                              getLse()};
+  if (getMask())
+    saved.push_back(getMask());
+  if (getRng())
+    saved.push_back(getRng());
+  return saved;
+}
+
+LogicalResult ScaledDotProductAttentionOp::buildGradients(
+    OpBuilder &builder, ArrayRef<Value> resultGrads, ArrayRef<bool> needsGrad,
+    SmallVectorImpl<Value> &operandGrads) {
+  if (resultGrads[1])
+    return emitOpError("has no gradient rule for uses of its log-sum-exp on "
+                       "a path to the loss");
+  if (getMask() && needsGrad[3])
+    return emitOpError("has no gradient rule for its mask; the mask must not "
+                       "depend on parameters");
+  if (!getP().isZero() && !getRng())
+    return emitOpError("draws its dropout from the implicit generator, so "
+                       "its mask cannot be drawn again for the gradient; run "
+                       "ckpt-thread-rng first");
+  operandGrads.assign(getNumOperands(), Value());
+  if (!resultGrads[0])
+    return success();
+  auto grads = ScaledDotProductAttentionGradOp::create(
+      builder, getLoc(), resultGrads[0], getQuery(), getKey(), getValue(),
+      getResult(), getLse(), getMask(), getRng(), getOffsetAttr(),
+      getCausalAttr(), getScaleAttr(), getPAttr());
+  for (auto [index, grad] : llvm::enumerate(grads->getResults()))
+    if (needsGrad[index])
+      operandGrads[index] = grad;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Shape
 //===----------------------------------------------------------------------===//
 

@@ -439,6 +439,169 @@ LogicalResult DropoutGradOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// Checks the operands of attention and its gradient and gives the types of
+/// the output `[N, H, L, Ev]` and of the row log-sum-exp `[N, H, L]`.
+static LogicalResult
+inferAttentionTypes(std::optional<Location> loc, StringRef opName, Value query,
+                    Value key, Value value, Value mask, bool causal,
+                    SmallVectorImpl<Type> &inferred) {
+  auto q = cast<RankedTensorType>(query.getType());
+  auto k = cast<RankedTensorType>(key.getType());
+  auto v = cast<RankedTensorType>(value.getType());
+  SmallVector<Type> types = {q, k, v};
+  if (mask)
+    types.push_back(mask.getType());
+  if (failed(checkSameElementType(loc, opName, "query, key, value and mask",
+                                  types)))
+    return failure();
+  StringRef names[] = {"query", "key", "value"};
+  RankedTensorType operands[] = {q, k, v};
+  for (auto [name, type] : llvm::zip_equal(names, operands))
+    if (type.getRank() != 4)
+      return opError(loc, opName, name,
+                     " must have rank 4 [batch, heads, sequence, features], "
+                     "got shape ",
+                     ShapeText{type.getShape()});
+  auto conflict = [&](StringRef what, int64_t a, int64_t b) {
+    return opError(loc, opName, what, " (", a, " and ", b, ")");
+  };
+  if (sizesConflict(q.getDimSize(0), k.getDimSize(0)) ||
+      sizesConflict(k.getDimSize(0), v.getDimSize(0)))
+    return conflict("query, key and value have different batch sizes",
+                    q.getDimSize(0), k.getDimSize(0) != q.getDimSize(0)
+                                         ? k.getDimSize(0)
+                                         : v.getDimSize(0));
+  if (sizesConflict(k.getDimSize(1), v.getDimSize(1)))
+    return conflict("key and value have different head counts",
+                    k.getDimSize(1), v.getDimSize(1));
+  if (sizesConflict(k.getDimSize(2), v.getDimSize(2)))
+    return conflict("key and value have different sequence lengths",
+                    k.getDimSize(2), v.getDimSize(2));
+  if (sizesConflict(q.getDimSize(3), k.getDimSize(3)))
+    return conflict("query and key have different feature sizes",
+                    q.getDimSize(3), k.getDimSize(3));
+  int64_t heads = q.getDimSize(1), keyHeads = k.getDimSize(1);
+  if (!ShapedType::isDynamic(heads) && !ShapedType::isDynamic(keyHeads) &&
+      (keyHeads == 0 || heads % keyHeads != 0))
+    return opError(loc, opName, "query heads (", heads,
+                   ") must be a multiple of key heads (", keyHeads, ")");
+  if (mask) {
+    if (causal)
+      return opError(loc, opName, "takes a mask or 'causal', not both");
+    auto m = cast<RankedTensorType>(mask.getType());
+    SmallVector<int64_t> scores = {q.getDimSize(0), heads, q.getDimSize(2),
+                                   k.getDimSize(2)};
+    SmallVector<int64_t> shape;
+    if (m.getRank() > 4 ||
+        !OpTrait::util::getBroadcastedShape(scores, m.getShape(), shape) ||
+        ArrayRef<int64_t>(shape) != ArrayRef<int64_t>(scores))
+      return opError(loc, opName, "mask of shape ", ShapeText{m.getShape()},
+                     " does not broadcast to the scores' shape ",
+                     ShapeText{scores});
+  }
+  Type element = q.getElementType();
+  inferred.push_back(RankedTensorType::get(
+      {q.getDimSize(0), heads, q.getDimSize(2), v.getDimSize(3)}, element));
+  inferred.push_back(RankedTensorType::get(
+      {q.getDimSize(0), heads, q.getDimSize(2)}, element));
+  return success();
+}
+
+/// The dropout of attention: `p` and its counters as dropout's, and a
+/// random state whenever something is dropped.
+static LogicalResult verifyAttentionDropout(Operation *op, double p, Value rng,
+                                            std::optional<int64_t> offset,
+                                            bool implicitAllowed) {
+  if (bool(rng) != offset.has_value())
+    return op->emitOpError() << "takes an 'rng' state and an 'offset' together";
+  if (!(p >= 0.0 && p < 1.0))
+    return op->emitOpError()
+           << "dropout probability p = " << realText(p)
+           << " is outside [0, 1)";
+  if (!implicitAllowed && p != 0.0 && !rng)
+    return op->emitOpError()
+           << "drops attention weights (p = " << realText(p)
+           << ") and needs the forward op's 'rng' state to draw them again";
+  return verifyDropout(op, p, offset);
+}
+
+LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  return inferAttentionTypes(loc, getOperationName(), adaptor.getQuery(),
+                             adaptor.getKey(), adaptor.getValue(),
+                             adaptor.getMask(), adaptor.getCausal(), inferred);
+}
+
+LogicalResult ScaledDotProductAttentionOp::verify() {
+  SmallVector<Type> inferred;
+  if (failed(inferReturnTypes(getContext(), getLoc(), Adaptor(*this),
+                              inferred)) ||
+      failed(verifyResultTypes(getOperation(), inferred)))
+    return failure();
+  return verifyAttentionDropout(*this, getP().convertToDouble(), getRng(),
+                                getOffset(), /*implicitAllowed=*/true);
+}
+
+void ScaledDotProductAttentionOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // Only implicit dropout has effects: it consumes the hidden generator.
+  if (getRng() || getP().isZero())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), RandomResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), RandomResource::get());
+}
+
+uint64_t ScaledDotProductAttentionOp::getNumCounters() {
+  if (getP().isZero())
+    return 0;
+  RankedTensorType query = getQuery().getType();
+  std::optional<uint64_t> weights =
+      getStaticElementCount(RankedTensorType::get(
+          {query.getDimSize(0), query.getDimSize(1), query.getDimSize(2),
+           getKey().getType().getDimSize(2)},
+          query.getElementType()));
+  return llvm::divideCeil(weights.value_or(0), 4);
+}
+
+LogicalResult ScaledDotProductAttentionGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  SmallVector<Type> forward;
+  if (failed(inferAttentionTypes(loc, name, adaptor.getQuery(),
+                                 adaptor.getKey(), adaptor.getValue(),
+                                 adaptor.getMask(), adaptor.getCausal(),
+                                 forward)))
+    return failure();
+  StringRef names[] = {"grad", "result", "lse"};
+  Value values[] = {adaptor.getGrad(), adaptor.getResult(), adaptor.getLse()};
+  Type expectedTypes[] = {forward[0], forward[0], forward[1]};
+  for (auto [what, value, expected] :
+       llvm::zip_equal(names, values, expectedTypes))
+    if (value.getType() != expected)
+      return opError(loc, name, what, " has type ", value.getType(),
+                     " but the forward op gives ", expected);
+  inferred.append({adaptor.getQuery().getType(), adaptor.getKey().getType(),
+                   adaptor.getValue().getType()});
+  return success();
+}
+
+LogicalResult ScaledDotProductAttentionGradOp::verify() {
+  SmallVector<Type> inferred;
+  if (failed(inferReturnTypes(getContext(), getLoc(), Adaptor(*this),
+                              inferred)) ||
+      failed(verifyResultTypes(getOperation(), inferred)))
+    return failure();
+  return verifyAttentionDropout(*this, getP().convertToDouble(), getRng(),
+                                getOffset(), /*implicitAllowed=*/false);
+}
+
+//===----------------------------------------------------------------------===//
 // Shape
 //===----------------------------------------------------------------------===//
 

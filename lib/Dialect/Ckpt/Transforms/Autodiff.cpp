@@ -51,9 +51,10 @@ static int64_t countersDrawn(func::FuncOp func) {
           func->getAttrOfType<IntegerAttr>(CkptDialect::kRngCountersAttrName))
     return recorded.getInt();
   int64_t end = 0;
-  func.walk([&](DropoutOp op) {
-    if (op.getRng())
-      end = std::max<int64_t>(end, *op.getOffset() + op.getNumCounters());
+  func.walk([&](RandomOpInterface op) {
+    if (op.getRandomState())
+      end = std::max<int64_t>(end,
+                              *op.getCounterOffset() + op.getNumCounters());
   });
   return end;
 }

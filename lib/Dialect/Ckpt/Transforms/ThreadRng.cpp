@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace ckpt {
 #define GEN_PASS_DEF_CKPTTHREADRNGPASS
@@ -67,28 +68,33 @@ struct CkptThreadRngPass
   }
 
   LogicalResult thread(func::FuncOp func) {
-    SmallVector<DropoutOp> implicit, explicitOps;
-    func.walk([&](DropoutOp op) {
-      (op.getRng() ? explicitOps : implicit).push_back(op);
+    // Implicit ops are those that touch the hidden generator (attention
+    // without dropout draws nothing).
+    SmallVector<RandomOpInterface> implicit, explicitOps;
+    func.walk([&](RandomOpInterface op) {
+      if (op.getRandomState())
+        explicitOps.push_back(op);
+      else if (!isMemoryEffectFree(op))
+        implicit.push_back(op);
     });
     if (implicit.empty() && explicitOps.empty())
       return success();
 
     // Explicit ranges must be disjoint; new ranges start after all of them.
-    llvm::sort(explicitOps, [](DropoutOp a, DropoutOp b) {
-      return *a.getOffset() < *b.getOffset();
+    llvm::sort(explicitOps, [](RandomOpInterface a, RandomOpInterface b) {
+      return *a.getCounterOffset() < *b.getCounterOffset();
     });
     uint64_t next = 0;
-    DropoutOp previous;
-    for (DropoutOp op : explicitOps) {
-      uint64_t begin = *op.getOffset();
+    RandomOpInterface previous;
+    for (RandomOpInterface op : explicitOps) {
+      uint64_t begin = *op.getCounterOffset();
       if (previous && begin < next) {
-        InFlightDiagnostic diag = op.emitOpError()
+        InFlightDiagnostic diag = op->emitOpError()
                                   << "draws counters [" << begin << ", "
                                   << begin + op.getNumCounters()
                                   << ") that overlap another random op's";
         diag.attachNote(previous.getLoc())
-            << "the other op draws counters [" << *previous.getOffset()
+            << "the other op draws counters [" << *previous.getCounterOffset()
             << ", " << next << ")";
         return diag;
       }
@@ -97,13 +103,11 @@ struct CkptThreadRngPass
     }
 
     RngThreader threader(func);
-    Builder builder(func.getContext());
-    for (DropoutOp op : implicit) {
-      Value state = threader.stateFor(op->getBlock());
-      op->insertOperands(1, state);
-      op.setOffsetAttr(builder.getI64IntegerAttr(next));
+    for (RandomOpInterface op : implicit) {
+      op.setRandomState(threader.stateFor(op->getBlock()), next);
       next += op.getNumCounters();
     }
+    Builder builder(func.getContext());
     func->setAttr(CkptDialect::kRngCountersAttrName,
                   builder.getI64IntegerAttr(next));
     return success();

@@ -76,6 +76,37 @@ def Ckpt_CostOpInterface : OpInterface<"CostOpInterface"> {
   ];
 }
 
+def Ckpt_RandomOpInterface : OpInterface<"RandomOpInterface"> {
+  let cppNamespace = "::ckpt";
+  let description = [{
+    An op that draws Philox counters (docs/Dialect.md, `ckpt.dropout`). In
+    its explicit form it reads a `!ckpt.rng` state and a counter offset, so
+    it is pure and its draws can be replayed; in its implicit form it has
+    neither and reads and advances the hidden generator (a memory effect on
+    the random resource). `ckpt-thread-rng` gives implicit ops a state and
+    disjoint counter ranges.
+  }];
+  let methods = [
+    InterfaceMethod<"The explicit random state, or null.",
+      "::mlir::Value", "getRandomState", (ins), [{}], [{
+        return $_op.getRng();
+      }]>,
+    InterfaceMethod<"The first counter of the explicit form.",
+      "std::optional<int64_t>", "getCounterOffset", (ins), [{}], [{
+        return $_op.getOffset();
+      }]>,
+    InterfaceMethod<"Makes the op explicit: it draws from `state` at `offset`.",
+      "void", "setRandomState", (ins "::mlir::Value":$state,
+                                     "int64_t":$offset), [{}], [{
+        $_op.getRngMutable().assign(state);
+        $_op.setOffsetAttr(::mlir::Builder($_op.getContext())
+                               .getI64IntegerAttr(offset));
+      }]>,
+    InterfaceMethod<"The Philox counters one execution consumes: 4 values per counter.",
+      "uint64_t", "getNumCounters", (ins)>
+  ];
+}
+
 def Ckpt_DeterminismOpInterface : OpInterface<"DeterminismOpInterface"> {
   let cppNamespace = "::ckpt";
   let description = [{

@@ -369,7 +369,9 @@ def Ckpt_RandomResource : Resource<"::ckpt::RandomResource">;
 
 def Ckpt_DropoutOp : Ckpt_Op<"dropout", [
     AllTypesMatch<["input", "result"]>,
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>] # Ckpt_Differentiable> {
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<Ckpt_RandomOpInterface, ["getNumCounters"]>] #
+    Ckpt_Differentiable> {
   let summary = "inverted dropout (torch.nn.functional.dropout, training mode)";
   let description = [{
     Zeroes each element with probability `p` and scales the survivors by
@@ -403,10 +405,6 @@ def Ckpt_DropoutOp : Ckpt_Op<"dropout", [
     type($input)
   }];
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    /// The Philox counters one execution consumes: 4 values per counter.
-    uint64_t getNumCounters();
-  }];
 }
 
 def Ckpt_RngAdvanceOp : Ckpt_Op<"rng_advance", [Pure] # Ckpt_Costed> {
@@ -425,6 +423,65 @@ def Ckpt_RngAdvanceOp : Ckpt_Op<"rng_advance", [Pure] # Ckpt_Costed> {
   let arguments = (ins Ckpt_RngType:$state, I64Attr:$counters);
   let results = (outs Ckpt_RngType:$result);
   let assemblyFormat = "$state `counters` `=` $counters attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def Ckpt_ScaledDotProductAttentionOp : Ckpt_Op<"scaled_dot_product_attention", [
+    AttrSizedOperandSegments, InferTypeOpAdaptor,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<Ckpt_RandomOpInterface, ["getNumCounters"]>] #
+    Ckpt_DifferentiableWithScratch> {
+  let summary = "scaled dot-product attention, differentiated as flash attention (torch.nn.functional.scaled_dot_product_attention)";
+  let description = [{
+    For `query` `[N, H, L, E]`, `key` `[N, Hkv, S, E]` and `value`
+    `[N, Hkv, S, Ev]`, computes `softmax(scale * query key^T + mask) value`
+    per head, giving `[N, H, L, Ev]`. Query head `h` reads key and value
+    head `h / (H / Hkv)`, so `H` must be a multiple of `Hkv` (grouped-query
+    attention; `Hkv = H` is plain multi-head attention).
+
+    - `mask`, optional, is added to the scores; it broadcasts to
+      `[N, H, L, S]` and holds 0 where a key takes part and -inf where it
+      does not (a boolean mask becomes this at import).
+    - `causal` masks key `j > i` for query `i`, as PyTorch's `is_causal`
+      (top-left aligned); it excludes `mask`.
+    - `p` is the dropout probability on the attention weights, drawn as
+      `ckpt.dropout` draws a tensor of shape `[N, H, L, S]`: from the
+      explicit `rng` state at `offset`, or from the implicit generator
+      until `ckpt-thread-rng` makes it explicit.
+
+    The second result is the log-sum-exp of each row of masked, scaled
+    scores, `[N, H, L]`. As in flash attention, the gradient reads the
+    operands, the output and this statistic, and recomputes the weights
+    from them: the saved tensors are O(L), never the `L x S` weights. The
+    lowering materialises the scores of all heads while the op runs; the
+    cost model counts them as scratch.
+
+    Example:
+
+    ```mlir
+    %o, %lse = ckpt.scaled_dot_product_attention %q, %k, %v causal scale = 1.250000e-01
+        : (tensor<2x8x64x64xf32>, tensor<2x2x64x64xf32>, tensor<2x2x64x64xf32>)
+        -> (tensor<2x8x64x64xf32>, tensor<2x8x64xf32>)
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$query, Ckpt_FloatTensor:$key,
+                       Ckpt_FloatTensor:$value,
+                       Optional<Ckpt_FloatTensor>:$mask,
+                       Optional<Ckpt_RngType>:$rng,
+                       OptionalAttr<I64Attr>:$offset,
+                       UnitAttr:$causal, F64Attr:$scale,
+                       DefaultValuedAttr<F64Attr, "0.0">:$p);
+  let results = (outs Ckpt_FloatTensor:$result, Ckpt_FloatTensor:$lse);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)?
+    (`rng` $rng^ `offset` `=` $offset)? (`causal` $causal^)?
+    `scale` `=` $scale (`p` `=` $p^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
   let hasVerifier = 1;
 }
 
@@ -1334,6 +1391,48 @@ def Ckpt_BatchNormGradOp : Ckpt_InferringOp<"batch_norm_grad",
     $grad `,` $input `,` $mean `,` $rstd (`weight` $weight^)? attr-dict `:`
     functional-type(operands, results)
   }];
+}
+
+def Ckpt_ScaledDotProductAttentionGradOp : Ckpt_InferringOp<
+    "scaled_dot_product_attention_grad",
+    [AttrSizedOperandSegments] # Ckpt_CostedWithScratch> {
+  let summary = "gradients of ckpt.scaled_dot_product_attention";
+  let description = [{
+    The gradients of query, key and value of `ckpt.scaled_dot_product_attention`
+    from the gradient of its output, `grad`, as flash attention computes
+    them: the weights are recomputed from the forward `query`, `key`,
+    `mask` and log-sum-exp `lse`, and the dropout mask is drawn again from
+    the same `rng` state and `offset`. `result` is the forward output,
+    whose row dot products with `grad` give the softmax correction. The key
+    and value gradients sum over the query heads that share a key head.
+
+    Example:
+
+    ```mlir
+    %dq, %dk, %dv = ckpt.scaled_dot_product_attention_grad %do, %q, %k, %v, %o, %lse causal scale = 1.250000e-01
+        : (tensor<2x8x64x64xf32>, tensor<2x8x64x64xf32>, tensor<2x2x64x64xf32>, tensor<2x2x64x64xf32>, tensor<2x8x64x64xf32>, tensor<2x8x64xf32>)
+        -> (tensor<2x8x64x64xf32>, tensor<2x2x64x64xf32>, tensor<2x2x64x64xf32>)
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$query,
+                       Ckpt_FloatTensor:$key, Ckpt_FloatTensor:$value,
+                       Ckpt_FloatTensor:$result, Ckpt_FloatTensor:$lse,
+                       Optional<Ckpt_FloatTensor>:$mask,
+                       Optional<Ckpt_RngType>:$rng,
+                       OptionalAttr<I64Attr>:$offset,
+                       UnitAttr:$causal, F64Attr:$scale,
+                       DefaultValuedAttr<F64Attr, "0.0">:$p);
+  let results = (outs Ckpt_FloatTensor:$query_grad,
+                      Ckpt_FloatTensor:$key_grad,
+                      Ckpt_FloatTensor:$value_grad);
+  let assemblyFormat = [{
+    $grad `,` $query `,` $key `,` $value `,` $result `,` $lse
+    (`mask` $mask^)? (`rng` $rng^ `offset` `=` $offset)?
+    (`causal` $causal^)? `scale` `=` $scale (`p` `=` $p^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  // The verifier also checks the dropout operands.
+  let extraClassDefinition = "";
 }
 
 //===----------------------------------------------------------------------===//
