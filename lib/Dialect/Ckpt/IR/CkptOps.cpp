@@ -528,6 +528,19 @@ static LogicalResult verifyAttentionDropout(Operation *op, double p, Value rng,
   return verifyDropout(op, p, offset);
 }
 
+/// The verifier of attention and its gradient: the inferred types, then
+/// the dropout operands.
+template <typename OpTy>
+static LogicalResult verifyAttention(OpTy op, bool implicitAllowed) {
+  SmallVector<Type> inferred;
+  if (failed(OpTy::inferReturnTypes(op.getContext(), op.getLoc(),
+                                    typename OpTy::Adaptor(op), inferred)) ||
+      failed(verifyResultTypes(op, inferred)))
+    return failure();
+  return verifyAttentionDropout(op, op.getP().convertToDouble(), op.getRng(),
+                                op.getOffset(), implicitAllowed);
+}
+
 LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
@@ -537,13 +550,7 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
 }
 
 LogicalResult ScaledDotProductAttentionOp::verify() {
-  SmallVector<Type> inferred;
-  if (failed(inferReturnTypes(getContext(), getLoc(), Adaptor(*this),
-                              inferred)) ||
-      failed(verifyResultTypes(getOperation(), inferred)))
-    return failure();
-  return verifyAttentionDropout(*this, getP().convertToDouble(), getRng(),
-                                getOffset(), /*implicitAllowed=*/true);
+  return verifyAttention(*this, /*implicitAllowed=*/true);
 }
 
 void ScaledDotProductAttentionOp::getEffects(
@@ -592,13 +599,7 @@ LogicalResult ScaledDotProductAttentionGradOp::inferReturnTypes(
 }
 
 LogicalResult ScaledDotProductAttentionGradOp::verify() {
-  SmallVector<Type> inferred;
-  if (failed(inferReturnTypes(getContext(), getLoc(), Adaptor(*this),
-                              inferred)) ||
-      failed(verifyResultTypes(getOperation(), inferred)))
-    return failure();
-  return verifyAttentionDropout(*this, getP().convertToDouble(), getRng(),
-                                getOffset(), /*implicitAllowed=*/false);
+  return verifyAttention(*this, /*implicitAllowed=*/false);
 }
 
 //===----------------------------------------------------------------------===//
