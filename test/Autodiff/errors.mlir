@@ -148,3 +148,33 @@ func.func @unreachable(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %k = ckpt.reduce_sum %m : tensor<4xf32> -> tensor<f32>
   return %k : tensor<f32>
 }
+
+// -----
+
+func.func @attention_lse(%q: tensor<1x2x3x4xf32> {ckpt.param}) -> tensor<f32> {
+  // expected-error @below {{'ckpt.scaled_dot_product_attention' op has no gradient rule for uses of its log-sum-exp on a path to the loss}}
+  %o:2 = ckpt.scaled_dot_product_attention %q, %q, %q scale = 0.5
+      : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> (tensor<1x2x3x4xf32>, tensor<1x2x3xf32>)
+  %l = ckpt.reduce_sum %o#1 : tensor<1x2x3xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<1x2x3x4xf32> {ckpt.param}, %m: tensor<3x3xf32> {ckpt.param}) -> tensor<f32> {
+  // expected-error @below {{'ckpt.scaled_dot_product_attention' op has no gradient rule for its mask; the mask must not depend on parameters}}
+  %o:2 = ckpt.scaled_dot_product_attention %q, %q, %q mask %m scale = 0.5
+      : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<3x3xf32>) -> (tensor<1x2x3x4xf32>, tensor<1x2x3xf32>)
+  %l = ckpt.reduce_sum %o#0 : tensor<1x2x3x4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+func.func @attention_implicit(%q: tensor<1x2x3x4xf32> {ckpt.param}) -> tensor<f32> {
+  // expected-error @below {{'ckpt.scaled_dot_product_attention' op draws its dropout from the implicit generator, so its mask cannot be drawn again for the gradient; run ckpt-thread-rng first}}
+  %o:2 = ckpt.scaled_dot_product_attention %q, %q, %q scale = 0.5 p = 0.5
+      : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> (tensor<1x2x3x4xf32>, tensor<1x2x3xf32>)
+  %l = ckpt.reduce_sum %o#0 : tensor<1x2x3x4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -128,3 +128,12 @@ func.func @grad_lse(%q: tensor<2x4x5x8xf32>, %k: tensor<2x2x6x8xf32>, %v: tensor
       -> (tensor<2x4x5x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x3xf32>)
   return
 }
+
+// -----
+
+func.func @rng_without_offset(%q: tensor<2x4x5x8xf32>, %k: tensor<2x2x6x8xf32>, %v: tensor<2x2x6x3xf32>, %s: !ckpt.rng) {
+  // expected-error @below {{'ckpt.scaled_dot_product_attention' op takes an 'rng' state and an 'offset' together}}
+  %0:2 = "ckpt.scaled_dot_product_attention"(%q, %k, %v, %s) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, scale = 1.0 : f64, p = 0.5 : f64}>
+      : (tensor<2x4x5x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x3xf32>, !ckpt.rng) -> (tensor<2x4x5x3xf32>, tensor<2x4x5xf32>)
+  return
+}
