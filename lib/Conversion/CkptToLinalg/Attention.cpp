@@ -70,17 +70,32 @@ struct Attention {
     return AffineMap::get(rank, 0, exprs, context);
   }
 
+  /// The maps of a contraction over six loops, from the loops each of
+  /// lhs, rhs and the result reads.
+  SmallVector<AffineMap> maps6(MLIRContext *context, ArrayRef<unsigned> lhs,
+                               ArrayRef<unsigned> rhs,
+                               ArrayRef<unsigned> result) const {
+    return {map(context, 6, lhs), map(context, 6, rhs),
+            map(context, 6, result)};
+  }
+
+  /// The dropout of the weight at the current element of a body whose
+  /// loops 0..4 walk the weights.
+  Value dropWeight(ScalarBuilder &s, RandomState random, Value x) const {
+    Value position =
+        rowMajorPosition(s.b, s.loc, weights().getShape(), {0, 1, 2, 3, 4});
+    return applyDropout(s, random, offset, p, position, x);
+  }
+
   /// scores = scale * query key^T + mask (or -inf above the diagonal when
   /// causal), into a new weights-shaped buffer.
   Value scores(OpBuilder &b, Location loc, Value query5, Value key) const {
     MLIRContext *context = b.getContext();
     // Loops n, hk, g, i, j, e.
-    SmallVector<AffineMap> maps = {map(context, 6, {0, 1, 2, 3, 5}),
-                                   map(context, 6, {0, 1, 4, 5}),
-                                   map(context, 6, {0, 1, 2, 3, 4})};
-    Value product = buildContraction(b, loc, query5, key,
-                                     filledTensor(b, loc, weights(), 0.0),
-                                     maps, {5});
+    SmallVector<AffineMap> maps =
+        maps6(context, {0, 1, 2, 3, 5}, {0, 1, 4, 5}, {0, 1, 2, 3, 4});
+    Value product = buildContraction(
+        b, loc, query5, key, filledTensor(b, loc, weights(), 0.0), maps, {5});
     SmallVector<Value> inputs;
     if (mask)
       inputs.push_back(view(b, loc, mask, maskView()));
@@ -119,10 +134,7 @@ struct Attention {
       return weights;
     return buildMapInPlace(
         b, loc, weights, {}, [&](ScalarBuilder &sb, ValueRange x) {
-          Value position = rowMajorPosition(sb.b, sb.loc,
-                                            this->weights().getShape(),
-                                            {0, 1, 2, 3, 4});
-          return applyDropout(sb, *random, offset, p, position, x[0]);
+          return dropWeight(sb, *random, x[0]);
         });
   }
 
@@ -178,20 +190,18 @@ struct LowerAttention : OpConversionPattern<ScaledDotProductAttentionOp> {
                                 [](ScalarBuilder &s, ValueRange x) {
                                   return s.add(x[1], s.log(x[0]));
                                 });
-    weights = buildMapInPlace(rewriter, loc, weights, sum,
-                              [](ScalarBuilder &s, ValueRange x) {
-                                return s.div(x[1], x[0]);
-                              });
+    weights = buildMapInPlace(
+        rewriter, loc, weights, sum,
+        [](ScalarBuilder &s, ValueRange x) { return s.div(x[1], x[0]); });
     weights = a.dropout(rewriter, loc, weights, random);
     // Loops n, hk, g, i, j, d.
-    SmallVector<AffineMap> maps = {a.map(context, 6, {0, 1, 2, 3, 4}),
-                                   a.map(context, 6, {0, 1, 4, 5}),
-                                   a.map(context, 6, {0, 1, 2, 3, 5})};
+    SmallVector<AffineMap> maps =
+        a.maps6(context, {0, 1, 2, 3, 4}, {0, 1, 4, 5}, {0, 1, 2, 3, 5});
     output = buildContraction(rewriter, loc, weights, adaptor.getValue(),
                               output, maps, {4});
-    rewriter.replaceOp(
-        op, {a.view(rewriter, loc, output, op.getResult().getType()),
-             a.view(rewriter, loc, lse, op.getLse().getType())});
+    rewriter.replaceOp(op,
+                       {a.view(rewriter, loc, output, op.getResult().getType()),
+                        a.view(rewriter, loc, lse, op.getLse().getType())});
     return success();
   }
 };
@@ -218,8 +228,7 @@ struct LowerAttentionGrad
         filledTensor(rewriter, loc, op.getValueGrad().getType(), 0.0);
     Value query5 = a.view(rewriter, loc, adaptor.getQuery(), a.grouped(a.e));
     Value grad5 = a.view(rewriter, loc, adaptor.getGrad(), a.grouped(a.ev));
-    Value output5 =
-        a.view(rewriter, loc, adaptor.getResult(), a.grouped(a.ev));
+    Value output5 = a.view(rewriter, loc, adaptor.getResult(), a.grouped(a.ev));
     Value lse5 = a.view(rewriter, loc, adaptor.getLse(), a.rows());
 
     // Every buffer is allocated before the operands that die here are
@@ -228,18 +237,13 @@ struct LowerAttentionGrad
     Value weights = a.scores(rewriter, loc, query5, adaptor.getKey());
     Value scoresGrad = filledTensor(rewriter, loc, a.weights(), 0.0);
     // The softmax correction: row dot products of the output and its grad.
-    Value correction =
-        buildSum(rewriter, loc, a.grouped(a.ev), {grad5, output5}, {4},
-                 a.rows(), [](ScalarBuilder &s, ValueRange x) {
-                   return s.mul(x[0], x[1]);
-                 });
+    Value correction = buildSum(
+        rewriter, loc, a.grouped(a.ev), {grad5, output5}, {4}, a.rows(),
+        [](ScalarBuilder &s, ValueRange x) { return s.mul(x[0], x[1]); });
     // Loops n, hk, g, i, j, d: the gradient of the dropped weights.
-    scoresGrad = buildContraction(rewriter, loc, grad5, adaptor.getValue(),
-                                  scoresGrad,
-                                  {a.map(context, 6, {0, 1, 2, 3, 5}),
-                                   a.map(context, 6, {0, 1, 4, 5}),
-                                   a.map(context, 6, {0, 1, 2, 3, 4})},
-                                  {5});
+    scoresGrad = buildContraction(
+        rewriter, loc, grad5, adaptor.getValue(), scoresGrad,
+        a.maps6(context, {0, 1, 2, 3, 5}, {0, 1, 4, 5}, {0, 1, 2, 3, 4}), {5});
     // The weights before dropout, from the scores and the log-sum-exp.
     weights = buildMapInPlace(rewriter, loc, weights, lse5,
                               [](ScalarBuilder &s, ValueRange x) {
@@ -251,33 +255,23 @@ struct LowerAttentionGrad
         [&](ScalarBuilder &s, ValueRange x) {
           Value dropped = x[2];
           if (a.p != 0.0)
-            dropped = applyDropout(
-                s, *random, a.offset, a.p,
-                rowMajorPosition(s.b, s.loc, a.weights().getShape(),
-                                 {0, 1, 2, 3, 4}),
-                dropped);
-          return s.mul(s.constant(a.scale),
-                       s.mul(x[0], s.sub(dropped, x[1])));
+            dropped = a.dropWeight(s, *random, dropped);
+          return s.mul(s.constant(a.scale), s.mul(x[0], s.sub(dropped, x[1])));
         });
     weights = a.dropout(rewriter, loc, weights, random);
     // Loops n, hk, g, i, j, d with g and i summed: dV = P^T dO.
-    valueGrad = buildContraction(rewriter, loc, weights, grad5, valueGrad,
-                                 {a.map(context, 6, {0, 1, 2, 3, 4}),
-                                  a.map(context, 6, {0, 1, 2, 3, 5}),
-                                  a.map(context, 6, {0, 1, 4, 5})},
-                                 {2, 3});
+    valueGrad = buildContraction(
+        rewriter, loc, weights, grad5, valueGrad,
+        a.maps6(context, {0, 1, 2, 3, 4}, {0, 1, 2, 3, 5}, {0, 1, 4, 5}),
+        {2, 3});
     // Loops n, hk, g, i, j, e: dQ = dS K (j summed), dK = dS^T Q (g, i).
-    queryGrad = buildContraction(rewriter, loc, scoresGrad, adaptor.getKey(),
-                                 queryGrad,
-                                 {a.map(context, 6, {0, 1, 2, 3, 4}),
-                                  a.map(context, 6, {0, 1, 4, 5}),
-                                  a.map(context, 6, {0, 1, 2, 3, 5})},
-                                 {4});
-    keyGrad = buildContraction(rewriter, loc, scoresGrad, query5, keyGrad,
-                               {a.map(context, 6, {0, 1, 2, 3, 4}),
-                                a.map(context, 6, {0, 1, 2, 3, 5}),
-                                a.map(context, 6, {0, 1, 4, 5})},
-                               {2, 3});
+    queryGrad = buildContraction(
+        rewriter, loc, scoresGrad, adaptor.getKey(), queryGrad,
+        a.maps6(context, {0, 1, 2, 3, 4}, {0, 1, 4, 5}, {0, 1, 2, 3, 5}), {4});
+    keyGrad = buildContraction(
+        rewriter, loc, scoresGrad, query5, keyGrad,
+        a.maps6(context, {0, 1, 2, 3, 4}, {0, 1, 2, 3, 5}, {0, 1, 4, 5}),
+        {2, 3});
     rewriter.replaceOp(
         op, {a.view(rewriter, loc, queryGrad, op.getQueryGrad().getType()),
              keyGrad, valueGrad});
