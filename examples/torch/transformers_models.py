@@ -1,14 +1,12 @@
 """transformers' GPT-2, Llama and BERT, built from tiny configurations
-(no download), each under its language-modelling loss: next-token
-cross-entropy for the decoders, token cross-entropy against labels for
-BERT's masked-LM head. The decoders' loss is written here rather than
-taken from `labels=`: the library pads the shifted labels with an
-ignored index (-100), and ckpt.cross_entropy ignores no index yet.
+(no download), each under the library's own language-modelling loss
+(`labels=`): next-token cross-entropy for the decoders, whose shifted
+labels the library pads with the ignored index -100, and token
+cross-entropy against labels for BERT's masked-LM head.
 `attention` picks the library's attention implementation: "eager"
 (matmuls and softmax) or "sdpa" (scaled_dot_product_attention, which
 imports as ckpt.scaled_dot_product_attention)."""
 
-import torch.nn.functional as F
 import transformers
 from torch import nn
 
@@ -19,10 +17,8 @@ class NextTokenLoss(nn.Module):
         self.model = model
 
     def forward(self, tokens):
-        logits = self.model(input_ids=tokens, use_cache=False).logits
-        vocab = logits.shape[-1]
-        return F.cross_entropy(logits[:, :-1].reshape(-1, vocab),
-                               tokens[:, 1:].reshape(-1))
+        return self.model(input_ids=tokens, labels=tokens,
+                          use_cache=False).loss
 
 
 class MaskedLmLoss(nn.Module):

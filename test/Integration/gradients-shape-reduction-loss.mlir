@@ -1,5 +1,6 @@
 // Finite differences in f64 against the gradients of the shape ops,
-// reductions, cross-entropy and MSE.
+// reductions, cross-entropy (also with an ignored label, on rows 1 and 3
+// of a constant labelling) and MSE.
 // RUN: %check_gradients | FileCheck %s
 // CHECK: gradient check: passed
 
@@ -15,8 +16,11 @@ func.func @shapes(%x: tensor<2x6xf64> {ckpt.param}, %y: tensor<3xf64> {ckpt.para
   %mean = ckpt.reduce_mean %sh dims = [0] : tensor<4x5xf64> -> tensor<5xf64>
   %sum = ckpt.reduce_sum %mean : tensor<5xf64> -> tensor<f64>
   %ce = ckpt.cross_entropy %c, %labels : (tensor<4x5xf64>, tensor<4xi64>) -> tensor<f64>
+  %partial = arith.constant dense<[2, -100, 4, -100]> : tensor<4xi64>
+  %ignoring = ckpt.cross_entropy %sh, %partial ignore_index = -100 : (tensor<4x5xf64>, tensor<4xi64>) -> tensor<f64>
   %mse = ckpt.mse_loss %sh, %target : (tensor<4x5xf64>, tensor<4x5xf64>) -> tensor<f64>
-  %l1 = ckpt.add %ce, %mse : tensor<f64>
+  %ces = ckpt.add %ce, %ignoring : tensor<f64>
+  %l1 = ckpt.add %ces, %mse : tensor<f64>
   %loss = ckpt.add %l1, %sum : tensor<f64>
   return %loss : tensor<f64>
 }

@@ -1090,9 +1090,18 @@ def _batch_norm(self, node, a):
         weight, bias = self._operand(a["weight"]), self._operand(a["bias"])
         operands += [weight, bias]
         text += f" weight %{weight.name} bias %{bias.name}"
-    mean, var = self._buffer(a["running_mean"]), self._buffer(a["running_var"])
-    operands += [mean, var]
     channels = (x.shape[1],)
+    if "running_mean" in a:
+        mean = self._buffer(a["running_mean"])
+        var = self._buffer(a["running_var"])
+    else:
+        # track_running_stats=False: nothing to update. The op's running
+        # statistics are constants and their updates go unused.
+        mean = self._constant(torch.zeros(channels, dtype=x.dtype),
+                              "no_running_mean")
+        var = self._constant(torch.ones(channels, dtype=x.dtype),
+                             "no_running_var")
+    operands += [mean, var]
     statistic = _tensor_type(channels, x.dtype)
     # The updated running statistics are results (the step does not
     # mutate its arguments); the batch mean and reciprocal standard
@@ -1382,8 +1391,6 @@ def _constant_pad(self, node, a):
     # Padding with a number is a concatenation with constant blocks (a
     # negative amount crops: a slice). Pairs run from the last dimension.
     x = self._operand(a["self"])
-    if not x.dtype.is_floating_point:
-        raise _Unsupported("integer operand")
     pad, value = list(self.static(a["pad"])), self.static(a["value"])
     for pair in range(len(pad) // 2):
         dim = len(x.shape) - 1 - pair
@@ -1474,11 +1481,13 @@ def _cross_entropy(self, node, a):
     if len(logits.shape) != 2 or len(labels.shape) != 1:
         raise _Unsupported("logits must be [N, C] and labels [N]; reshape "
                            "them first")
-    # ignore_index (-100 by default) is not honoured: the labels of a
-    # training step are class indices.
+    # PyTorch ignores rows labelled ignore_index (-100 by default) whatever
+    # the labels hold, so the op always carries it.
     return self._emit(node, f"ckpt.cross_entropy %{logits.name}, "
-                            f"%{labels.name} : ({logits.type}, {labels.type}) "
-                            f"-> {self._result_type(node)}")
+                            f"%{labels.name} ignore_index = "
+                            f"{self.static(a['ignore_index'])} : "
+                            f"({logits.type}, {labels.type}) -> "
+                            f"{self._result_type(node)}")
 
 
 def _mse_loss(self, node, a):
@@ -1583,6 +1592,31 @@ def _avg_pool2d(self, node, a):
               f" : {x.type} -> {self._result_type(node)}")
 
 
+def _pooling_matrix(size, pooled, dtype):
+    """[pooled, size]: row i averages adaptive pooling's window i,
+    [floor(i size / pooled), ceil((i + 1) size / pooled))."""
+    matrix = torch.zeros(pooled, size, dtype=dtype)
+    for i in range(pooled):
+        start, end = (i * size) // pooled, -(-(i + 1) * size // pooled)
+        matrix[i, start:end] = 1 / (end - start)
+    return matrix
+
+
+def _adaptive_pool_by_matmul(self, node, x, pooled):
+    # Windows of uneven, overlapping sizes: the pool is separable, one
+    # averaging matrix per spatial dimension: P_h @ x @ P_w^T.
+    (height, width), dtype = x.shape[2:], x.dtype
+    if pooled[1] != width:
+        columns = self._constant(
+            _pooling_matrix(width, pooled[1], dtype).t().contiguous(), "pool")
+        x = _matmul_op(self, node, x, columns, x.shape[:3] + (pooled[1],))
+    if pooled[0] != height:
+        rows = self._constant(_pooling_matrix(height, pooled[0], dtype),
+                              "pool")
+        x = _matmul_op(self, node, rows, x, x.shape[:2] + pooled)
+    return x
+
+
 def _adaptive_avg_pool2d(self, node, a):
     x = self._operand(a["self"])
     _require_images(x)
@@ -1602,9 +1636,7 @@ def _adaptive_avg_pool2d(self, node, a):
                                 f"[{scale[0]}, {scale[1]}] : {x.type} -> "
                                 f"{self._result_type(node)}")
     if any(size % pooled for size, pooled in zip(x.shape[2:], y.shape[2:])):
-        raise _Unsupported(f"an output size {tuple(y.shape[2:])} that "
-                           f"neither divides nor is a multiple of the "
-                           f"input's {tuple(x.shape[2:])}")
+        return _adaptive_pool_by_matmul(self, node, x, tuple(y.shape[2:]))
     # Pooled windows of an evenly divided input do not overlap: a plain
     # average pool with the window as its stride.
     window = tuple(size // pooled
@@ -1664,6 +1696,7 @@ _CONVERTERS = {
     aten.native_layer_norm.default: _layer_norm_op,
     aten.rms_norm.default: _rms_norm,
     aten._native_batch_norm_legit_functional.default: _batch_norm,
+    aten._native_batch_norm_legit.no_stats: _batch_norm,
     aten.dropout.default: _dropout, aten.native_dropout.default: _native_dropout,
     aten.scaled_dot_product_attention.default: _scaled_dot_product_attention,
     aten.bernoulli.p: _bernoulli,

@@ -136,11 +136,15 @@ TEST_F(CostTest, RowStatisticsAreScratch) {
   auto softmax = ckpt::SoftmaxOp::create(builder, loc, args[0], 1);
   auto softmaxGrad =
       ckpt::SoftmaxGradOp::create(builder, loc, args[0], softmax, 1);
-  auto crossEntropy =
-      ckpt::CrossEntropyOp::create(builder, loc, args[0], args[1]);
+  auto crossEntropy = ckpt::CrossEntropyOp::create(builder, loc, args[0],
+                                                   args[1], IntegerAttr());
+  auto ignoring = ckpt::CrossEntropyOp::create(
+      builder, loc, args[0], args[1], builder.getI64IntegerAttr(-100));
   EXPECT_EQ(scratch(softmax), 2u * 6 * 4);
   EXPECT_EQ(scratch(softmaxGrad), 6u * 4);
   EXPECT_EQ(scratch(crossEntropy), 3u * 6 * 4);
+  // The count of rows not ignored: one more element.
+  EXPECT_EQ(scratch(ignoring), 3u * 6 * 4 + 4);
 }
 
 TEST_F(CostTest, BatchNormScalesByElements) {

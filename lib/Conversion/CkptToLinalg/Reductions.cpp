@@ -222,11 +222,54 @@ Value isLabel(ScalarBuilder &s, Value label) {
                                labelIndex);
 }
 
+/// `value`, or `otherwise` where the row's label is the ignored index.
+Value unlessIgnored(ScalarBuilder &s, Value label,
+                    std::optional<int64_t> ignoreIndex, Value value,
+                    double otherwise) {
+  if (!ignoreIndex)
+    return value;
+  Value ignored = arith::ConstantIntOp::create(s.b, s.loc, *ignoreIndex, 64);
+  Value isIgnored = arith::CmpIOp::create(
+      s.b, s.loc, arith::CmpIPredicate::eq, label, ignored);
+  return s.select(isIgnored, s.constant(otherwise), value);
+}
+
+/// The rows of cross-entropy that count towards its mean: all of them, or,
+/// with an ignored index, a scalar tensor counting the others.
+struct CountedRows {
+  double all;
+  Value counted;
+};
+
+CountedRows countRows(OpBuilder &b, Location loc, Value labels,
+                      RankedTensorType loss,
+                      std::optional<int64_t> ignoreIndex) {
+  auto type = cast<RankedTensorType>(labels.getType());
+  double all = type.getDimSize(0);
+  if (!ignoreIndex)
+    return {all, Value()};
+  return {all, buildSum(b, loc, type, labels, {0}, loss,
+                        [&](ScalarBuilder &s, ValueRange x) {
+                          return unlessIgnored(s, x[0], ignoreIndex,
+                                               s.constant(1.0), 0.0);
+                        })};
+}
+
+/// `x / rows`, where `rows` is the count `countRows` gave (the last input,
+/// when it is a tensor).
+Value divideByRows(ScalarBuilder &s, Value x, ValueRange inputs,
+                   const CountedRows &rows) {
+  return s.div(x, rows.counted ? inputs.back() : s.constant(rows.all));
+}
+
 FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
                                                 PatternRewriter &rewriter) {
-  // mean over rows of logsumexp(row) - row[label].
+  // mean over counted rows of logsumexp(row) - row[label].
   Location loc = op.getLoc();
+  std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
   RankedTensorType logits = op.getLogits().getType();
+  CountedRows rows =
+      countRows(rewriter, loc, op.getLabels(), op.getType(), ignoreIndex);
   SoftmaxParts parts = softmaxParts(rewriter, loc, op.getLogits(), 1);
   auto labels2d = RankedTensorType::get({logits.getDimSize(0), 1},
                                         op.getLabels().getType().getElementType());
@@ -237,37 +280,50 @@ FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
                            return s.select(isLabel(s, x[1]), x[0],
                                            s.constant(0.0));
                          });
-  double rows = logits.getDimSize(0);
-  Value total = buildSum(rewriter, loc, row, {parts.max, parts.sum, picked},
-                        {0, 1}, op.getType(),
-                        [](ScalarBuilder &s, ValueRange x) {
-                          return s.sub(s.add(x[0], s.log(x[1])), x[2]);
+  SmallVector<Value> terms{parts.max, parts.sum, picked};
+  if (ignoreIndex)
+    terms.push_back(labels);
+  Value total = buildSum(rewriter, loc, row, terms, {0, 1}, op.getType(),
+                        [&](ScalarBuilder &s, ValueRange x) {
+                          Value term = s.sub(s.add(x[0], s.log(x[1])), x[2]);
+                          return ignoreIndex
+                                     ? unlessIgnored(s, x[3], ignoreIndex,
+                                                     term, 0.0)
+                                     : term;
                         });
+  SmallVector<Value> count;
+  if (rows.counted)
+    count.push_back(rows.counted);
   return SmallVector<Value>{buildMapInPlace(
-      rewriter, loc, total, {}, [&](ScalarBuilder &s, ValueRange x) {
-        return s.div(x[0], s.constant(rows));
+      rewriter, loc, total, count, [&](ScalarBuilder &s, ValueRange x) {
+        return divideByRows(s, x.back(), x.drop_back(), rows);
       })};
 }
 
 FailureOr<SmallVector<Value>> lowerCrossEntropyGrad(CrossEntropyGradOp op,
                                                     PatternRewriter &rewriter) {
-  // g * (softmax(row) - one_hot(label)) / rows.
+  // g * (softmax(row) - one_hot(label)) / counted rows; 0 on ignored rows.
   Location loc = op.getLoc();
+  std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
   RankedTensorType logits = op.getType();
+  CountedRows rows = countRows(rewriter, loc, op.getLabels(),
+                               op.getGrad().getType(), ignoreIndex);
   SoftmaxParts parts = softmaxParts(rewriter, loc, op.getLogits(), 1);
   auto labels2d = RankedTensorType::get({logits.getDimSize(0), 1},
                                         op.getLabels().getType().getElementType());
   Value labels = ReshapeOp::create(rewriter, loc, labels2d, op.getLabels());
-  double rows = logits.getDimSize(0);
+  SmallVector<Value> inputs{op.getLogits(), parts.max, parts.sum, labels,
+                            op.getGrad()};
+  if (rows.counted)
+    inputs.push_back(rows.counted);
   return SmallVector<Value>{buildMap(
-      rewriter, loc, logits,
-      {op.getLogits(), parts.max, parts.sum, labels, op.getGrad()},
-      [&](ScalarBuilder &s, ValueRange x) {
+      rewriter, loc, logits, inputs, [&](ScalarBuilder &s, ValueRange x) {
         Value probability = s.div(s.exp(s.sub(x[0], x[1])), x[2]);
         Value target =
             s.select(isLabel(s, x[3]), s.constant(1.0), s.constant(0.0));
-        return s.div(s.mul(x[4], s.sub(probability, target)),
-                     s.constant(rows));
+        Value gradient =
+            divideByRows(s, s.mul(x[4], s.sub(probability, target)), x, rows);
+        return unlessIgnored(s, x[3], ignoreIndex, gradient, 0.0);
       })};
 }
 

@@ -158,6 +158,8 @@ func.func @lookup_and_losses(%t: tensor<2x5xi64>, %e: tensor<100x16xf32>,
   %pad = ckpt.embedding %t, %e padding_idx = 0 : (tensor<2x5xi64>, tensor<100x16xf32>) -> tensor<2x5x16xf32>
   // CHECK: ckpt.cross_entropy %[[L]], %[[Y]] : (tensor<10x100xf32>, tensor<10xi64>) -> tensor<f32>
   %1 = ckpt.cross_entropy %logits, %labels : (tensor<10x100xf32>, tensor<10xi64>) -> tensor<f32>
+  // CHECK: ckpt.cross_entropy %[[L]], %[[Y]] ignore_index = -100 : (tensor<10x100xf32>, tensor<10xi64>) -> tensor<f32>
+  %ignoring = ckpt.cross_entropy %logits, %labels ignore_index = -100 : (tensor<10x100xf32>, tensor<10xi64>) -> tensor<f32>
   // CHECK: ckpt.mse_loss %[[L]], %[[L]] : (tensor<10x100xf32>, tensor<10x100xf32>) -> tensor<f32>
   %2 = ckpt.mse_loss %logits, %logits : (tensor<10x100xf32>, tensor<10x100xf32>) -> tensor<f32>
   return
@@ -314,6 +316,8 @@ func.func @backward(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %s: tensor<2x1xf3
   %padded = ckpt.embedding_grad %e, %t num_embeddings = 10 padding_idx = 3 : (tensor<2x2x8xf32>, tensor<2x2xi64>) -> tensor<10x8xf32>
   // CHECK: ckpt.cross_entropy_grad %{{.+}}, %{{.+}}, %{{.+}} : (tensor<f32>, tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
   %10 = ckpt.cross_entropy_grad %g, %x, %i : (tensor<f32>, tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+  // CHECK: ckpt.cross_entropy_grad %{{.+}}, %{{.+}}, %{{.+}} ignore_index = 0 : (tensor<f32>, tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+  %ignoring = ckpt.cross_entropy_grad %g, %x, %i ignore_index = 0 : (tensor<f32>, tensor<2x8xf32>, tensor<2xi64>) -> tensor<2x8xf32>
   // CHECK: ckpt.mse_loss_grad %{{.+}}, %{{.+}}, %{{.+}} : (tensor<f32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   %11 = ckpt.mse_loss_grad %g, %x, %dy : (tensor<f32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   // CHECK: ckpt.reduce_max_grad %{{.+}}, %{{.+}}, %{{.+}} dims = [1] : (tensor<2xf32>, tensor<2x8xf32>, tensor<2xf32>) -> tensor<2x8xf32>

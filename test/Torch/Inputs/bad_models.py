@@ -75,11 +75,9 @@ class UnsupportedVision(nn.Module):
         super().__init__()
         self.reflect = nn.Conv2d(4, 4, 3, padding=1, padding_mode="reflect")
         self.same = nn.Conv2d(4, 4, 3, padding="same")
-        self.untracked = nn.BatchNorm2d(4, track_running_stats=False)
         self.dilated = nn.MaxPool2d(2, dilation=2)
         self.divisor = nn.AvgPool2d(2, divisor_override=3)
         self.bilinear = nn.Upsample(scale_factor=2, mode="bilinear")
-        self.uneven = nn.AdaptiveAvgPool2d((3, 3))
         self.relu = nn.ReLU(inplace=True)
 
     def forward(self, x):
@@ -87,13 +85,11 @@ class UnsupportedVision(nn.Module):
             self.reflect(x),
             self.same(x),
             F.conv2d(x, self.same.weight, padding="valid"),
-            self.untracked(x),
             self.dilated(x),
             F.max_pool2d(x, 2, return_indices=True)[0],
             self.divisor(x),
             self.bilinear(x),
             F.interpolate(x, scale_factor=1.5),
-            self.uneven(x),
         ]
         h = x * 2
         outputs.append(self.relu(h) + h)

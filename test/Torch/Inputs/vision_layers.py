@@ -33,4 +33,5 @@ class VisionLayers(nn.Module):
         pooled = F.adaptive_avg_pool2d(self.adaptive(self.avgpool(smooth)), 1)
         corners = F.max_pool2d(smooth, kernel_size=2, stride=2, padding=1)
         return (torch.flatten(pooled, 1).pow(2).sum() +
-                corners.flatten(1).mean() + torch.max_pool2d(a, 2).mean())
+                corners.flatten(1).mean() + torch.max_pool2d(a, 2).mean() +
+                F.batch_norm(c, None, None, training=True).pow(2).mean())

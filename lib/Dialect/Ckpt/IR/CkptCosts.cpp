@@ -241,12 +241,22 @@ uint64_t LogSoftmaxGradOp::getScratchBytes() {
   return rowStatistics(getGrad(), getDim(), 1);
 }
 // Cross-entropy: the row maximum, the sum of exponentials and the label's
-// logit; its gradient the first two.
+// logit; its gradient the first two. With an ignored label, both also
+// count the rows that are not ignored, in one element.
+static uint64_t ignoredRowCount(Value logits,
+                                std::optional<int64_t> ignoreIndex) {
+  if (!ignoreIndex)
+    return 0;
+  return getElementByteWidth(
+      cast<RankedTensorType>(logits.getType()).getElementType());
+}
 uint64_t CrossEntropyOp::getScratchBytes() {
-  return rowStatistics(getLogits(), 1, 3);
+  return rowStatistics(getLogits(), 1, 3) +
+         ignoredRowCount(getLogits(), getIgnoreIndex());
 }
 uint64_t CrossEntropyGradOp::getScratchBytes() {
-  return rowStatistics(getLogits(), 1, 2);
+  return rowStatistics(getLogits(), 1, 2) +
+         ignoredRowCount(getLogits(), getIgnoreIndex());
 }
 // Attention: the weights of every head and their row sums (the row maxima
 // become the log-sum-exp result in place). Its gradient: the weights and

@@ -769,7 +769,8 @@ CrossEntropyOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
                                SmallVectorImpl<Value> &operandGrads) {
   operandGrads.assign({CrossEntropyGradOp::create(builder, getLoc(),
                                                   resultGrads[0], getLogits(),
-                                                  getLabels())
+                                                  getLabels(),
+                                                  getIgnoreIndexAttr())
                            .getResult(),
                        Value()});
   return success();

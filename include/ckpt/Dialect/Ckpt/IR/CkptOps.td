@@ -672,17 +672,24 @@ def Ckpt_CrossEntropyOp : Ckpt_InferringOp<"cross_entropy",
     Returns the mean over the batch of `-log_softmax(logits)[n, labels[n]]`
     as a scalar tensor of the logits' element type.
 
+    With `ignore_index` (as `F.cross_entropy`'s, -100 by default there),
+    rows labelled with that value add nothing and the mean is over the
+    other rows: the loss of a batch where every row is ignored is NaN
+    (0/0), as PyTorch's.
+
     Example:
 
     ```mlir
-    %loss = ckpt.cross_entropy %logits, %labels
+    %loss = ckpt.cross_entropy %logits, %labels ignore_index = -100
         : (tensor<512x50304xf32>, tensor<512xi64>) -> tensor<f32>
     ```
   }];
-  let arguments = (ins Ckpt_FloatTensor:$logits, Ckpt_IndexTensor:$labels);
+  let arguments = (ins Ckpt_FloatTensor:$logits, Ckpt_IndexTensor:$labels,
+                       OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Ckpt_ScalarFloatTensor:$result);
   let assemblyFormat = [{
-    operands attr-dict `:` functional-type(operands, results)
+    $logits `,` $labels (`ignore_index` `=` $ignore_index^)? attr-dict `:`
+    functional-type(operands, results)
   }];
 }
 
@@ -1123,7 +1130,9 @@ def Ckpt_CrossEntropyGradOp : Ckpt_InferringOp<"cross_entropy_grad",
   let summary = "logits gradient of ckpt.cross_entropy";
   let description = [{
     Computes `grad * (softmax(logits) - one_hot(labels)) / N` for `[N, C]`
-    logits, where `grad` is the scalar gradient of the loss.
+    logits, where `grad` is the scalar gradient of the loss. With
+    `ignore_index`, the rows with that label get a zero gradient and `N`
+    counts the others.
 
     Example:
 
@@ -1133,10 +1142,12 @@ def Ckpt_CrossEntropyGradOp : Ckpt_InferringOp<"cross_entropy_grad",
     ```
   }];
   let arguments = (ins Ckpt_ScalarFloatTensor:$grad, Ckpt_FloatTensor:$logits,
-                       Ckpt_IndexTensor:$labels);
+                       Ckpt_IndexTensor:$labels,
+                       OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Ckpt_FloatTensor:$result);
   let assemblyFormat = [{
-    operands attr-dict `:` functional-type(operands, results)
+    $grad `,` $logits `,` $labels (`ignore_index` `=` $ignore_index^)?
+    attr-dict `:` functional-type(operands, results)
   }];
 }
 
