@@ -114,13 +114,14 @@ func.func @upsample(%x: tensor<2x4x3x3xf32>, %dy: tensor<2x4x6x9xf32>) -> (tenso
 //       CHECK:     arith.truncf %{{.+}} : f64 to f32
 //       CHECK:   tensor.collapse_shape %[[MEAN]]
 //       CHECK:   tensor.collapse_shape %[[VAR]]
-// Its gradient's two sums too; they are rounded to f32 for the rest.
+// Its gradient's two sums too, both before either is rounded to f32 for
+// the rest (the two f64 sums are live at once, as its scratch is counted).
 //       CHECK:   %[[SUMDY:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<1x3x1x1xf64>)
+//       CHECK:     arith.extf %{{.+}} : f32 to f64
+//       CHECK:   %[[DOTP:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<1x3x1x1xf64>)
 //       CHECK:     arith.extf %{{.+}} : f32 to f64
 //       CHECK:   %[[SUMDY32:.+]] = linalg.generic {{.*}} ins(%[[SUMDY]] : tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
 //       CHECK:     arith.truncf %{{.+}} : f64 to f32
-//       CHECK:   %[[DOTP:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<1x3x1x1xf64>)
-//       CHECK:     arith.extf %{{.+}} : f32 to f64
 //       CHECK:   %[[DOTP32:.+]] = linalg.generic {{.*}} ins(%[[DOTP]] : tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
 //       CHECK:     arith.truncf %{{.+}} : f64 to f32
 //       CHECK:   linalg.generic {{.*}} ins({{.*}}%[[SUMDY32]], %[[DOTP32]] : {{.*}}) outs(%{{.+}} : tensor<4x3x2x2xf32>)

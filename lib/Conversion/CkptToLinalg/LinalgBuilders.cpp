@@ -101,6 +101,13 @@ static AffineMap broadcastMap(MLIRContext *context,
 Value ckpt::buildPointwise(OpBuilder &b, Location loc,
                            RankedTensorType resultType, ValueRange inputs,
                            ScalarBody body) {
+  return buildPointwiseInto(b, loc, emptyTensor(b, loc, resultType), inputs,
+                            body);
+}
+
+Value ckpt::buildPointwiseInto(OpBuilder &b, Location loc, Value into,
+                               ValueRange inputs, ScalarBody body) {
+  auto resultType = cast<RankedTensorType>(into.getType());
   MLIRContext *context = b.getContext();
   SmallVector<AffineMap> maps;
   for (Value input : inputs)
@@ -111,8 +118,8 @@ Value ckpt::buildPointwise(OpBuilder &b, Location loc,
   SmallVector<utils::IteratorType> iterators(resultType.getRank(),
                                              utils::IteratorType::parallel);
   return linalg::GenericOp::create(
-             b, loc, TypeRange{resultType}, inputs,
-             ValueRange{emptyTensor(b, loc, resultType)}, maps, iterators,
+             b, loc, TypeRange{resultType}, inputs, ValueRange{into}, maps,
+             iterators,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
                Value result = body(nested, nestedLoc, args.drop_back());
                linalg::YieldOp::create(nested, nestedLoc, result);
@@ -125,6 +132,15 @@ Value ckpt::buildReduction(OpBuilder &b, Location loc,
                            ArrayRef<int64_t> dims,
                            RankedTensorType resultType, double init,
                            ScalarBody body) {
+  return buildReduction(b, loc, iterationType, inputs, dims,
+                        filledTensor(b, loc, resultType, init), body);
+}
+
+Value ckpt::buildReduction(OpBuilder &b, Location loc,
+                           RankedTensorType iterationType, ValueRange inputs,
+                           ArrayRef<int64_t> dims, Value accumulator,
+                           ScalarBody body) {
+  auto resultType = cast<RankedTensorType>(accumulator.getType());
   MLIRContext *context = b.getContext();
   int64_t rank = iterationType.getRank();
   bool keepdim = resultType.getRank() == rank;
@@ -145,9 +161,8 @@ Value ckpt::buildReduction(OpBuilder &b, Location loc,
   }
   maps.push_back(AffineMap::get(rank, 0, outputExprs, context));
   return linalg::GenericOp::create(
-             b, loc, TypeRange{resultType}, inputs,
-             ValueRange{filledTensor(b, loc, resultType, init)}, maps,
-             iterators,
+             b, loc, TypeRange{resultType}, inputs, ValueRange{accumulator},
+             maps, iterators,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
                linalg::YieldOp::create(nested, nestedLoc,
                                        body(nested, nestedLoc, args));
@@ -157,11 +172,18 @@ Value ckpt::buildReduction(OpBuilder &b, Location loc,
 
 Value ckpt::buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
                      ValueRange inputs, Formula formula) {
-  return buildPointwise(b, loc, resultType, inputs,
-                        [&](OpBuilder &nb, Location nl, ValueRange x) {
-                          ScalarBuilder s{nb, nl, resultType.getElementType()};
-                          return formula(s, x);
-                        });
+  return buildMapInto(b, loc, emptyTensor(b, loc, resultType), inputs,
+                      formula);
+}
+
+Value ckpt::buildMapInto(OpBuilder &b, Location loc, Value into,
+                         ValueRange inputs, Formula formula) {
+  Type element = cast<RankedTensorType>(into.getType()).getElementType();
+  return buildPointwiseInto(b, loc, into, inputs,
+                            [&](OpBuilder &nb, Location nl, ValueRange x) {
+                              ScalarBuilder s{nb, nl, element};
+                              return formula(s, x);
+                            });
 }
 
 Value ckpt::buildMapInPlace(OpBuilder &b, Location loc, Value value,

@@ -62,6 +62,14 @@ mlir::Value buildPointwise(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::RankedTensorType resultType,
                            mlir::ValueRange inputs, ScalarBody body);
 
+/// buildPointwise written into `into`, a tensor the lowering made earlier:
+/// its buffer is then allocated there, live with whatever the lowering
+/// allocates in between (an op's results before its scratch, as the memory
+/// simulator counts them). `body` gets the inputs alone.
+mlir::Value buildPointwiseInto(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value into, mlir::ValueRange inputs,
+                               ScalarBody body);
+
 /// Reduces `inputs` (all of the iteration shape, or broadcastable to it)
 /// over the sorted `dims` into a tensor of `resultType`, which either keeps
 /// the reduced dimensions with size 1 or drops them. The accumulator starts
@@ -73,6 +81,14 @@ mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::RankedTensorType resultType, double init,
                            ScalarBody body);
 
+/// buildReduction accumulating into `accumulator` (its type the result's),
+/// a tensor the lowering filled earlier, as buildPointwiseInto's `into`.
+mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::RankedTensorType iterationType,
+                           mlir::ValueRange inputs,
+                           llvm::ArrayRef<int64_t> dims,
+                           mlir::Value accumulator, ScalarBody body);
+
 /// A scalar formula over elements, with a ScalarBuilder of the result's
 /// element type.
 using Formula = llvm::function_ref<mlir::Value(ScalarBuilder &,
@@ -82,6 +98,11 @@ using Formula = llvm::function_ref<mlir::Value(ScalarBuilder &,
 mlir::Value buildMap(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::RankedTensorType resultType, mlir::ValueRange inputs,
                      Formula formula);
+
+/// buildMap written into `into` (see buildPointwiseInto).
+mlir::Value buildMapInto(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value into, mlir::ValueRange inputs,
+                         Formula formula);
 
 /// `formula(inputs, value)` elementwise (`inputs` broadcast to `value`'s
 /// shape, then `value`), written over `value` itself: bufferization reuses

@@ -618,42 +618,49 @@ struct ChannelStatistics {
       }
   }
 
-  /// Sum of term(elements) per channel in the accumulator type, kept; the
-  /// term is computed in the element type.
-  Value sum(OpBuilder &b, Location loc, ValueRange inputs, Formula term) const {
+  /// Whether sums run in a wider type than the elements (f32's in f64).
+  bool widened() const { return accumulator != input.getElementType(); }
+
+  /// A zero sum per channel in the accumulator type, kept, for `sum`.
+  Value zeroSums(OpBuilder &b, Location loc) const {
+    return filledTensor(b, loc, keptSums, 0.0);
+  }
+
+  /// A statistic per channel, kept, to be written later.
+  Value statistic(OpBuilder &b, Location loc) const {
+    return emptyTensor(b, loc, kept);
+  }
+
+  /// Sum of term(elements) per channel in the accumulator type, added to
+  /// `sums` (zeroSums); the term is computed in the element type.
+  Value sum(OpBuilder &b, Location loc, Value sums, ValueRange inputs,
+            Formula term) const {
     Type element = input.getElementType();
     return buildReduction(
-        b, loc, input, inputs, reduced, keptSums, 0.0,
+        b, loc, input, inputs, reduced, sums,
         [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
           ScalarBuilder s{nb, nl, element};
           Value value = term(s, args.drop_back());
-          if (accumulator != element)
+          if (widened())
             value = arith::ExtFOp::create(nb, nl, accumulator, value);
           return arith::AddFOp::create(nb, nl, args.back(), value);
         });
   }
 
   /// formula(sums) per channel, computed in the accumulator type and
-  /// rounded to the element type, kept.
-  Value derive(OpBuilder &b, Location loc, Value sums, Formula formula) const {
-    return buildPointwise(
-        b, loc, kept, sums,
+  /// rounded to the element type, written into `into` (statistic).
+  Value derive(OpBuilder &b, Location loc, Value into, Value sums,
+               Formula formula) const {
+    return buildPointwiseInto(
+        b, loc, into, sums,
         [&](OpBuilder &nb, Location nl, ValueRange v) -> Value {
           ScalarBuilder s{nb, nl, accumulator};
           Value value = formula(s, v);
-          Type element = kept.getElementType();
-          if (accumulator == element)
+          if (!widened())
             return value;
-          return arith::TruncFOp::create(nb, nl, element, value).getResult();
+          return arith::TruncFOp::create(nb, nl, kept.getElementType(), value)
+              .getResult();
         });
-  }
-
-  /// Sums rounded to the element type, kept.
-  Value round(OpBuilder &b, Location loc, Value sums) const {
-    if (accumulator == kept.getElementType())
-      return sums;
-    return derive(b, loc, sums,
-                  [](ScalarBuilder &, ValueRange v) { return v[0]; });
   }
 
   /// A [C] tensor as the kept shape.
@@ -683,52 +690,63 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
   double count = stats.count, eps = op.getEps().convertToDouble();
   double momentum = op.getMomentum().convertToDouble();
   Value x = op.getInput();
-  Value sum = stats.sum(rewriter, loc, x,
-                        [](ScalarBuilder &, ValueRange v) { return v[0]; });
-  Value mean =
-      stats.derive(rewriter, loc, sum, [&](ScalarBuilder &s, ValueRange v) {
-        return s.div(v[0], s.constant(count));
-      });
-  Value squares =
-      stats.sum(rewriter, loc, {x, mean}, [](ScalarBuilder &s, ValueRange v) {
-        Value centered = s.sub(v[0], v[1]);
-        return s.mul(centered, centered);
-      });
-  Value rstd =
-      stats.derive(rewriter, loc, squares, [&](ScalarBuilder &s, ValueRange v) {
-        return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
-      });
+  // Every result, then the scratch (the two sums and the unbiased
+  // variance), so that all are live at once, as the simulator counts them.
+  Value y = emptyTensor(rewriter, loc, stats.input);
+  Value mean = stats.statistic(rewriter, loc);
+  Value rstd = stats.statistic(rewriter, loc);
+  Value newMean = emptyTensor(rewriter, loc, stats.channels);
+  Value newVar = emptyTensor(rewriter, loc, stats.channels);
+  Value sum = stats.zeroSums(rewriter, loc);
+  Value squares = stats.zeroSums(rewriter, loc);
+  Value variance = stats.statistic(rewriter, loc);
+  sum = stats.sum(rewriter, loc, sum, x,
+                  [](ScalarBuilder &, ValueRange v) { return v[0]; });
+  mean = stats.derive(rewriter, loc, mean, sum,
+                      [&](ScalarBuilder &s, ValueRange v) {
+                        return s.div(v[0], s.constant(count));
+                      });
+  squares = stats.sum(rewriter, loc, squares, {x, mean},
+                      [](ScalarBuilder &s, ValueRange v) {
+                        Value centered = s.sub(v[0], v[1]);
+                        return s.mul(centered, centered);
+                      });
+  rstd = stats.derive(rewriter, loc, rstd, squares,
+                      [&](ScalarBuilder &s, ValueRange v) {
+                        return s.rsqrt(s.add(s.div(v[0], s.constant(count)),
+                                             s.constant(eps)));
+                      });
   // The unbiased variance squares / (M - 1), for the running variance.
-  Value variance =
-      stats.derive(rewriter, loc, squares, [&](ScalarBuilder &s, ValueRange v) {
-        return s.div(v[0], s.constant(count - 1));
-      });
+  variance = stats.derive(rewriter, loc, variance, squares,
+                          [&](ScalarBuilder &s, ValueRange v) {
+                            return s.div(v[0], s.constant(count - 1));
+                          });
   SmallVector<Value> inputs = {x, mean, rstd};
   bool weight = bool(op.getWeight()), bias = bool(op.getBias());
   if (weight)
     inputs.push_back(stats.keep(rewriter, loc, op.getWeight()));
   if (bias)
     inputs.push_back(stats.keep(rewriter, loc, op.getBias()));
-  Value y = buildMap(rewriter, loc, stats.input, inputs,
-                     [&](ScalarBuilder &s, ValueRange v) {
-                       Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
-                       if (weight)
-                         normalized = s.mul(normalized, v[3]);
-                       if (bias)
-                         normalized = s.add(normalized, v.back());
-                       return normalized;
-                     });
+  y = buildMapInto(rewriter, loc, y, inputs,
+                   [&](ScalarBuilder &s, ValueRange v) {
+                     Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
+                     if (weight)
+                       normalized = s.mul(normalized, v[3]);
+                     if (bias)
+                       normalized = s.add(normalized, v.back());
+                     return normalized;
+                   });
   // PyTorch's update: momentum * batch + (1 - momentum) * running.
-  auto update = [&](Value running, Value batch) {
-    return buildMap(rewriter, loc, stats.channels,
-                    {running, stats.flatten(rewriter, loc, batch)},
-                    [&](ScalarBuilder &s, ValueRange v) {
-                      return s.add(s.mul(s.constant(momentum), v[1]),
-                                   s.mul(s.constant(1.0 - momentum), v[0]));
-                    });
+  auto update = [&](Value into, Value running, Value batch) {
+    return buildMapInto(rewriter, loc, into,
+                        {running, stats.flatten(rewriter, loc, batch)},
+                        [&](ScalarBuilder &s, ValueRange v) {
+                          return s.add(s.mul(s.constant(momentum), v[1]),
+                                       s.mul(s.constant(1.0 - momentum), v[0]));
+                        });
   };
-  Value newMean = update(op.getRunningMean(), mean);
-  Value newVar = update(op.getRunningVar(), variance);
+  newMean = update(newMean, op.getRunningMean(), mean);
+  newVar = update(newVar, op.getRunningVar(), variance);
   return SmallVector<Value>{y, stats.flatten(rewriter, loc, mean),
                             stats.flatten(rewriter, loc, rstd), newMean,
                             newVar};
@@ -746,29 +764,40 @@ FailureOr<SmallVector<Value>> lowerBatchNormGrad(BatchNormGradOp op,
   Value mean = stats.keep(rewriter, loc, op.getMean());
   Value rstd = stats.keep(rewriter, loc, op.getRstd());
   Value dy = op.getGrad(), x = op.getInput();
-  Value sumDy = stats.round(
-      rewriter, loc,
-      stats.sum(rewriter, loc, dy,
-                [](ScalarBuilder &, ValueRange v) { return v[0]; }));
-  Value dotp = stats.round(rewriter, loc,
-                           stats.sum(rewriter, loc, {dy, x, mean},
-                                     [](ScalarBuilder &s, ValueRange v) {
-                                       return s.mul(v[0], s.sub(v[1], v[2]));
-                                     }));
+  // Every result, then the scratch, so that all are live at once, as the
+  // simulator counts them. Sums in the element type are the bias and
+  // weight gradients themselves (no scratch); f32's f64 sums are rounded
+  // into them.
+  Value dx = emptyTensor(rewriter, loc, stats.input);
+  Value db, dw;
+  if (stats.widened()) {
+    db = stats.statistic(rewriter, loc);
+    dw = stats.statistic(rewriter, loc);
+  }
+  Value sumDy = stats.sum(rewriter, loc, stats.zeroSums(rewriter, loc), dy,
+                          [](ScalarBuilder &, ValueRange v) { return v[0]; });
+  Value dotp = stats.sum(rewriter, loc, stats.zeroSums(rewriter, loc),
+                         {dy, x, mean}, [](ScalarBuilder &s, ValueRange v) {
+                           return s.mul(v[0], s.sub(v[1], v[2]));
+                         });
+  if (stats.widened()) {
+    auto identity = [](ScalarBuilder &, ValueRange v) { return v[0]; };
+    sumDy = stats.derive(rewriter, loc, db, sumDy, identity);
+    dotp = stats.derive(rewriter, loc, dw, dotp, identity);
+  }
   SmallVector<Value> inputs = {dy, x, mean, rstd, sumDy, dotp};
   if (weight)
     inputs.push_back(stats.keep(rewriter, loc, op.getWeight()));
-  Value dx = buildMap(
-      rewriter, loc, stats.input, inputs, [&](ScalarBuilder &s, ValueRange v) {
+  dx = buildMapInto(
+      rewriter, loc, dx, inputs, [&](ScalarBuilder &s, ValueRange v) {
         Value meanDy = s.div(v[4], s.constant(count));
         Value k = s.div(s.mul(s.mul(v[5], v[3]), v[3]), s.constant(count));
         Value centered = s.mul(s.sub(v[1], v[2]), k);
         Value scaled = s.mul(s.sub(s.sub(v[0], meanDy), centered), v[3]);
         return weight ? s.mul(scaled, v[6]) : scaled;
       });
-  // dw in the buffer of dotp once dx has read it: the op allocates nothing
-  // beyond its results.
-  Value dw = buildMapInPlace(
+  // dw in the buffer of dotp once dx has read it.
+  dw = buildMapInPlace(
       rewriter, loc, dotp, rstd,
       [](ScalarBuilder &s, ValueRange v) { return s.mul(v[1], v[0]); });
   return SmallVector<Value>{dx, stats.flatten(rewriter, loc, dw),
