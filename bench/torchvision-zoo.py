@@ -41,11 +41,20 @@ class Classifier(torch.nn.Module):
         return F.cross_entropy(self.model(images), labels)
 
 
-def build(name):
-    options = {"num_classes": 10}
+def build(name, deterministic=False, **options):
+    """The classifier `name` with 10 classes; `deterministic` turns dropout
+    and stochastic depth off (PyTorch's random numbers are not ckpt's, so
+    gradient checks need them off). `options` go to the builder."""
+    options["num_classes"] = 10
     if name in ("googlenet", "inception_v3"):
         options.update(aux_logits=False, init_weights=False)
-    return Classifier(torchvision.models.get_model(name, **options))
+    model = Classifier(torchvision.models.get_model(name, **options))
+    if deterministic:
+        for module in model.modules():
+            if isinstance(module, (torch.nn.modules.dropout._DropoutNd,
+                                   torchvision.ops.StochasticDepth)):
+                module.p = 0.0
+    return model
 
 
 def image_size(name):

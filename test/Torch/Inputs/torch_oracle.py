@@ -64,6 +64,11 @@ def is_copy(tensor, operand):
         torch.equal(tensor.reshape(-1), operand.contiguous().reshape(-1))
 
 
+# Pools whose backward takes the input for its shape alone.
+_POOLS = {aten.max_pool2d_with_indices.default, aten.avg_pool2d.default,
+          aten._adaptive_avg_pool2d.default}
+
+
 def pytorch_saved(imported, model, inputs):
     """What autograd saves while the traced module runs: bytes per storage
     owner node, and the documented differences apart (label -> bytes per
@@ -82,10 +87,13 @@ def pytorch_saved(imported, model, inputs):
     # address of one.
     outputs = {}
 
+    savers = {}  # storage address -> the ops of every node that saves it
+
     def pack(tensor):
         address = storage(tensor).data_ptr()
         if address not in parameters and address not in saved:
             saved[address] = (current[0], tensor)
+        savers.setdefault(address, set()).add(current[0].target)
         return tensor
 
     class Run(torch.fx.Interpreter):
@@ -103,7 +111,8 @@ def pytorch_saved(imported, model, inputs):
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         Run(graph_module).run(*arguments)
-    activations, masks, scalars, constants, running = {}, {}, {}, {}, {}
+    activations, masks, scalars, constants, running, pooled = \
+        {}, {}, {}, {}, {}, {}
 
     def add(table, node, size):
         table[node] = table.get(node, 0) + size
@@ -118,6 +127,12 @@ def pytorch_saved(imported, model, inputs):
             add(running, saver.name, size)
         elif address in mask_storages:
             add(masks, owner, size)
+        elif owner is not None and savers[address] <= _POOLS and \
+                tensor.is_floating_point():
+            # A pool's backward takes its input (not the max pool's
+            # indices, integers) but reads only its shape; ckpt's
+            # gradients read the max pool's indices alone.
+            add(pooled, storage_owner(nodes[owner]).name, size)
         elif owner is not None:  # a node's output, or a view of one
             owner = storage_owner(nodes[owner]).name
             add(constants if owner in imported.folded else activations,
@@ -153,7 +168,10 @@ def pytorch_saved(imported, model, inputs):
                          "0-d scalars (ckpt: constants)": scalars,
                          "constants (ckpt: not activations)": constants,
                          "batch-norm running statistics (ckpt: arguments "
-                         "its gradient does not read)": running}
+                         "its gradient does not read)": running,
+                         "pooling inputs no other op saves (its backward "
+                         "reads their shape; ckpt: max pools' indices "
+                         "alone)": pooled}
 
 
 def chain(node, owner):
