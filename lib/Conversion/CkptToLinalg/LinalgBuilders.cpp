@@ -98,6 +98,16 @@ static AffineMap broadcastMap(MLIRContext *context,
   return AffineMap::get(rank, 0, exprs, context);
 }
 
+Value ckpt::normalizedAffine(ScalarBuilder &s, ValueRange v, bool weight,
+                            bool bias) {
+  Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
+  if (weight)
+    normalized = s.mul(normalized, v[3]);
+  if (bias)
+    normalized = s.add(normalized, v.back());
+  return normalized;
+}
+
 Value ckpt::buildPointwise(OpBuilder &b, Location loc,
                            RankedTensorType resultType, ValueRange inputs,
                            ScalarBody body) {

@@ -49,6 +49,12 @@ struct ScalarBuilder {
   mlir::Value select(mlir::Value condition, mlir::Value x, mlir::Value y);
 };
 
+/// (x - mean) * rstd, then times the weight and plus the bias where there
+/// are ones: the normalisations' output, over `v` = x, mean, rstd, then
+/// the weight and the bias present.
+mlir::Value normalizedAffine(ScalarBuilder &s, mlir::ValueRange v, bool weight,
+                             bool bias);
+
 /// A tensor of `type` (static shape), uninitialised.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type);

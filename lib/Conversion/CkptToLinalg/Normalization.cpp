@@ -93,12 +93,7 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(LayerNormOp op,
     inputs.push_back(op.getBias());
   Value y = buildMap(rewriter, loc, n.input, inputs,
                      [&](ScalarBuilder &s, ValueRange v) {
-                       Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
-                       if (weight)
-                         normalized = s.mul(normalized, v[3]);
-                       if (bias)
-                         normalized = s.add(normalized, v.back());
-                       return normalized;
+                       return normalizedAffine(s, v, weight, bias);
                      });
   return SmallVector<Value>{y, mean, rstd};
 }

@@ -729,12 +729,7 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
     inputs.push_back(stats.keep(rewriter, loc, op.getBias()));
   y = buildMapInto(rewriter, loc, y, inputs,
                    [&](ScalarBuilder &s, ValueRange v) {
-                     Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
-                     if (weight)
-                       normalized = s.mul(normalized, v[3]);
-                     if (bias)
-                       normalized = s.add(normalized, v.back());
-                     return normalized;
+                     return normalizedAffine(s, v, weight, bias);
                    });
   // PyTorch's update: momentum * batch + (1 - momentum) * running.
   auto update = [&](Value into, Value running, Value batch) {
