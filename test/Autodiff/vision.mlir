@@ -83,36 +83,39 @@ func.func @pool_upsample(%x: tensor<1x2x4x5xf32> {ckpt.param}) -> tensor<f32> {
 // running statistics get no gradient and are not read.
 // CHECK-LABEL: func.func @batch_norm_train
 //  CHECK-SAME:   (%[[X:.+]]: tensor<4x3x2x2xf32> {ckpt.param}, %[[G:.+]]: tensor<3xf32> {ckpt.param}, %[[B:.+]]: tensor<3xf32> {ckpt.param}, %[[RM:.+]]: tensor<3xf32>, %[[RV:.+]]: tensor<3xf32>)
-//       CHECK:   %[[Y:.+]], %[[MEAN:.+]], %[[RSTD:.+]], %{{.+}}, %{{.+}} = ckpt.batch_norm %[[X]] weight %[[G]] bias %[[B]] running_mean %[[RM]] running_var %[[RV]]
+//       CHECK:   %[[Y:.+]], %[[MEAN:.+]], %[[RSTD:.+]] = ckpt.batch_norm %[[X]] weight %[[G]] bias %[[B]]
+//       CHECK:   %[[NRM:.+]], %[[NRV:.+]] = ckpt.batch_norm_update_stats %[[X]], %[[MEAN]] running_mean %[[RM]] running_var %[[RV]]
 //       CHECK:   %[[DX:.+]], %[[DG:.+]], %[[DB:.+]] = ckpt.batch_norm_grad %{{.+}}, %[[X]], %[[MEAN]], %[[RSTD]] weight %[[G]] {ckpt.backward} : (tensor<4x3x2x2xf32>, tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
-//       CHECK:   return %{{.+}}, %[[DX]], %[[DG]], %[[DB]]
+//       CHECK:   return %{{.+}}, %[[NRM]], %[[NRV]], %[[DX]], %[[DG]], %[[DB]]
 // expected-remark @below {{saved parameter %arg0: 'tensor<4x3x2x2xf32>', 192 bytes, read by 1 backward op(s)}}
 // expected-remark @below {{saved parameter %arg1: 'tensor<3xf32>', 12 bytes, read by 1 backward op(s)}}
 // expected-remark @below {{training step @batch_norm_train: saved activations 24 bytes in 2 tensors; parameters 204 bytes in 2 tensors}}
 func.func @batch_norm(%x: tensor<4x3x2x2xf32> {ckpt.param}, %g: tensor<3xf32> {ckpt.param},
-                      %b: tensor<3xf32> {ckpt.param}, %rm: tensor<3xf32>, %rv: tensor<3xf32>) -> tensor<f32> {
+                      %b: tensor<3xf32> {ckpt.param}, %rm: tensor<3xf32>, %rv: tensor<3xf32>)
+    -> (tensor<f32>, tensor<3xf32>, tensor<3xf32>) {
   // expected-remark @below {{saved activation %mean: 'tensor<3xf32>', 12 bytes, read by 1 backward op(s)}}
   // expected-remark @below {{saved activation %rstd: 'tensor<3xf32>', 12 bytes, read by 1 backward op(s)}}
-  %y:5 = ckpt.batch_norm %x weight %g bias %b running_mean %rm running_var %rv
-      : (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
-      -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  %y:3 = ckpt.batch_norm %x weight %g bias %b
+      : (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
+  %r:2 = ckpt.batch_norm_update_stats %x, %y#1 running_mean %rm running_var %rv
+      : (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
   %l = ckpt.reduce_sum %y#0 : tensor<4x3x2x2xf32> -> tensor<f32>
-  return %l : tensor<f32>
+  return %l, %r#0, %r#1 : tensor<f32>, tensor<3xf32>, tensor<3xf32>
 }
 
-// A loss that reads the updated running statistics: they count as zero
-// (buffers outside autograd), so only the output's zero gradient flows.
+// A loss that reads the updated running statistics: they are outside
+// autograd (PyTorch's buffers), so no gradient flows through them and the
+// input's gradient is zero, with no backward op at all.
 // CHECK-LABEL: func.func @running_statistics_train
+//   CHECK-NOT:   ckpt.batch_norm_grad
 //       CHECK:   %[[ZERO:.+]] = arith.constant {ckpt.backward} dense<0.000000e+00> : tensor<6x2xf32>
-//       CHECK:   %[[DX:.+]], %{{.+}}, %{{.+}} = ckpt.batch_norm_grad %[[ZERO]]
-//       CHECK:   return %{{.+}}, %[[DX]]
-// expected-remark @below {{saved parameter %arg0: 'tensor<6x2xf32>', 48 bytes, read by 1 backward op(s)}}
+//       CHECK:   return %{{.+}}, %[[ZERO]]
+// expected-warning @below {{parameter 0 of 'running_statistics_train' does not influence the loss; its gradient is zero}}
 // expected-remark @below {{training step @running_statistics_train}}
 func.func @running_statistics(%x: tensor<6x2xf32> {ckpt.param}, %rm: tensor<2xf32>, %rv: tensor<2xf32>) -> tensor<f32> {
-  // expected-remark @below {{saved activation %mean: 'tensor<2xf32>', 8 bytes, read by 1 backward op(s)}}
-  // expected-remark @below {{saved activation %rstd: 'tensor<2xf32>', 8 bytes, read by 1 backward op(s)}}
-  %y:5 = ckpt.batch_norm %x running_mean %rm running_var %rv
-      : (tensor<6x2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<6x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)
-  %l = ckpt.reduce_sum %y#3 : tensor<2xf32> -> tensor<f32>
+  %y:3 = ckpt.batch_norm %x : (tensor<6x2xf32>) -> (tensor<6x2xf32>, tensor<2xf32>, tensor<2xf32>)
+  %r:2 = ckpt.batch_norm_update_stats %x, %y#1 running_mean %rm running_var %rv
+      : (tensor<6x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  %l = ckpt.reduce_sum %r#0 : tensor<2xf32> -> tensor<f32>
   return %l : tensor<f32>
 }

@@ -91,7 +91,8 @@ func.func @upsample(%x: tensor<2x4x3x3xf32>, %dy: tensor<2x4x6x9xf32>) -> (tenso
 // batch_norm on f32 sums each channel in f64, as PyTorch's CPU kernel does:
 // every element (or centred square) is extended to f64 and added in the
 // loop order, and each statistic is computed from the sums in f64 and
-// rounded to f32 once. The running statistics update from those.
+// rounded to f32 once. The running statistics sum the centred squares
+// again, from the rounded mean, as batch_norm does: the same bits.
 // CHECK-LABEL: func.func @batch_norm_f32
 //       CHECK:   %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]
 //  CHECK-SAME:     outs(%{{.+}} : tensor<1x3x1x1xf64>)
@@ -109,11 +110,18 @@ func.func @upsample(%x: tensor<2x4x3x3xf32>, %dy: tensor<2x4x6x9xf32>) -> (tenso
 //       CHECK:   %[[RSTD:.+]] = linalg.generic {{.*}} ins(%[[SQUARES]] : tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
 //       CHECK:     math.sqrt %{{.+}} : f64
 //       CHECK:     arith.truncf %{{.+}} : f64 to f32
-//       CHECK:   %[[VAR:.+]] = linalg.generic {{.*}} ins(%[[SQUARES]] : tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
+//       CHECK:   %[[MEAN1:.+]] = tensor.collapse_shape %[[MEAN]]
+//       CHECK:   %[[KEPT:.+]] = tensor.expand_shape %[[MEAN1]]
+//       CHECK:   %[[SQUARES2:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %[[KEPT]] : tensor<4x3x2x2xf32>, tensor<1x3x1x1xf32>) outs(%{{.+}} : tensor<1x3x1x1xf64>)
+//       CHECK:     arith.subf %{{.+}}, %{{.+}} : f32
+//       CHECK:     arith.mulf %{{.+}}, %{{.+}} : f32
+//       CHECK:     arith.extf %{{.+}} : f32 to f64
+//       CHECK:     arith.addf %{{.+}}, %{{.+}} : f64
+//       CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %[[MEAN1]] : tensor<3xf32>, tensor<3xf32>) outs(%{{.+}} : tensor<3xf32>)
+//       CHECK:   linalg.generic {{.*}} ins(%{{.+}}, %[[SQUARES2]] : tensor<1x3x1x1xf32>, tensor<1x3x1x1xf64>) outs(%{{.+}} : tensor<1x3x1x1xf32>)
 //       CHECK:     arith.constant 1.500000e+01 : f64
+//       CHECK:     arith.divf %{{.+}}, %{{.+}} : f64
 //       CHECK:     arith.truncf %{{.+}} : f64 to f32
-//       CHECK:   tensor.collapse_shape %[[MEAN]]
-//       CHECK:   tensor.collapse_shape %[[VAR]]
 // Its gradient's two sums too, both before either is rounded to f32 for
 // the rest (the two f64 sums are live at once, as its scratch is counted).
 //       CHECK:   %[[SUMDY:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<1x3x1x1xf64>)
@@ -127,13 +135,13 @@ func.func @upsample(%x: tensor<2x4x3x3xf32>, %dy: tensor<2x4x6x9xf32>) -> (tenso
 //       CHECK:   linalg.generic {{.*}} ins({{.*}}%[[SUMDY32]], %[[DOTP32]] : {{.*}}) outs(%{{.+}} : tensor<4x3x2x2xf32>)
 func.func @batch_norm_f32(%x: tensor<4x3x2x2xf32>, %rm: tensor<3xf32>, %rv: tensor<3xf32>, %dy: tensor<4x3x2x2xf32>)
     -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x2x2xf32>) {
-  %y:5 = ckpt.batch_norm %x running_mean %rm running_var %rv
-      : (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
-      -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  %y:3 = ckpt.batch_norm %x : (tensor<4x3x2x2xf32>) -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
+  %r:2 = ckpt.batch_norm_update_stats %x, %y#1 running_mean %rm running_var %rv
+      : (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
   %g:3 = ckpt.batch_norm_grad %dy, %x, %y#1, %y#2
       : (tensor<4x3x2x2xf32>, tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
       -> (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>)
-  return %y#0, %y#3, %y#4, %g#0 : tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x2x2xf32>
+  return %y#0, %r#0, %r#1, %g#0 : tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<4x3x2x2xf32>
 }
 
 // -----
@@ -145,11 +153,11 @@ func.func @batch_norm_f32(%x: tensor<4x3x2x2xf32>, %rm: tensor<3xf32>, %rv: tens
 //       CHECK:   return
 func.func @batch_norm_f64(%x: tensor<4x3x2x2xf64>, %rm: tensor<3xf64>, %rv: tensor<3xf64>, %dy: tensor<4x3x2x2xf64>)
     -> (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<4x3x2x2xf64>) {
-  %y:5 = ckpt.batch_norm %x running_mean %rm running_var %rv
-      : (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>)
-      -> (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>)
+  %y:3 = ckpt.batch_norm %x : (tensor<4x3x2x2xf64>) -> (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>)
+  %r:2 = ckpt.batch_norm_update_stats %x, %y#1 running_mean %rm running_var %rv
+      : (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>)
   %g:3 = ckpt.batch_norm_grad %dy, %x, %y#1, %y#2
       : (tensor<4x3x2x2xf64>, tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>)
       -> (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>)
-  return %y#0, %y#3, %y#4, %g#0 : tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<4x3x2x2xf64>
+  return %y#0, %r#0, %r#1, %g#0 : tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<4x3x2x2xf64>
 }

@@ -1,5 +1,6 @@
-// batch_norm's statistics and updated running statistics, run by ckpt-run,
-// against values worked out by hand. Per channel (M = 4 values):
+// batch_norm's statistics and batch_norm_update_stats' running statistics,
+// run by ckpt-run, against values worked out by hand. Per channel (M = 4
+// values):
 //   channel 0: 1, 2, 3, 6 -> mean 3, squares 14 (biased variance 3.5,
 //              unbiased 14/3), rstd 1/sqrt(3.5) with eps = 0
 //   channel 1: 0, 4, 0, 4 -> mean 2, squares 16 (4, 16/3), rstd 1/2
@@ -29,17 +30,18 @@ func.func @momentum_quarter() -> (tensor<2x2x2xf64>, tensor<1xf64>, tensor<1xf64
   %x = arith.constant dense<[[[1.0, 2.0], [0.0, 4.0]], [[3.0, 6.0], [0.0, 4.0]]]> : tensor<2x2x2xf64>
   %rm = arith.constant dense<[0.5, -1.0]> : tensor<2xf64>
   %rv = arith.constant dense<[2.0, 1.0]> : tensor<2xf64>
-  %y:5 = ckpt.batch_norm %x running_mean %rm running_var %rv momentum = 0.25 eps = 0.0
-      : (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>)
-      -> (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>)
+  %y:3 = ckpt.batch_norm %x eps = 0.0
+      : (tensor<2x2x2xf64>) -> (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>)
+  %y_stats:2 = ckpt.batch_norm_update_stats %x, %y#1 running_mean %rm running_var %rv momentum = 0.25
+      : (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>)
   %mean0 = ckpt.slice %y#1 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
   %mean1 = ckpt.slice %y#1 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
   %rstd0 = ckpt.slice %y#2 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
   %rstd1 = ckpt.slice %y#2 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
-  %rm0 = ckpt.slice %y#3 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
-  %rm1 = ckpt.slice %y#3 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
-  %rv0 = ckpt.slice %y#4 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
-  %rv1 = ckpt.slice %y#4 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
+  %rm0 = ckpt.slice %y_stats#0 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
+  %rm1 = ckpt.slice %y_stats#0 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
+  %rv0 = ckpt.slice %y_stats#1 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
+  %rv1 = ckpt.slice %y_stats#1 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
   return %y#0, %mean0, %mean1, %rstd0, %rstd1, %rm0, %rm1, %rv0, %rv1
       : tensor<2x2x2xf64>, tensor<1xf64>, tensor<1xf64>, tensor<1xf64>, tensor<1xf64>,
         tensor<1xf64>, tensor<1xf64>, tensor<1xf64>, tensor<1xf64>
@@ -57,12 +59,13 @@ func.func @default_momentum() -> (tensor<1xf64>, tensor<1xf64>, tensor<1xf64>, t
   %x = arith.constant dense<[[[[1.0, 2.0], [3.0, 6.0]], [[0.0, 4.0], [0.0, 4.0]]]]> : tensor<1x2x2x2xf64>
   %rm = arith.constant dense<[0.5, -1.0]> : tensor<2xf64>
   %rv = arith.constant dense<[2.0, 1.0]> : tensor<2xf64>
-  %y:5 = ckpt.batch_norm %x running_mean %rm running_var %rv
-      : (tensor<1x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>)
-      -> (tensor<1x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>)
-  %rm0 = ckpt.slice %y#3 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
-  %rm1 = ckpt.slice %y#3 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
-  %rv0 = ckpt.slice %y#4 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
-  %rv1 = ckpt.slice %y#4 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
+  %y:3 = ckpt.batch_norm %x
+      : (tensor<1x2x2x2xf64>) -> (tensor<1x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>)
+  %y_stats:2 = ckpt.batch_norm_update_stats %x, %y#1 running_mean %rm running_var %rv
+      : (tensor<1x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>)
+  %rm0 = ckpt.slice %y_stats#0 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
+  %rm1 = ckpt.slice %y_stats#0 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
+  %rv0 = ckpt.slice %y_stats#1 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
+  %rv1 = ckpt.slice %y_stats#1 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
   return %rm0, %rm1, %rv0, %rv1 : tensor<1xf64>, tensor<1xf64>, tensor<1xf64>, tensor<1xf64>
 }

@@ -65,25 +65,27 @@ func.func @statistics(%g: tensor<2xf64> {ckpt.param}, %b: tensor<2xf64> {ckpt.pa
   %x = arith.constant dense<[[[1.0, 2.0], [0.0, 4.0]], [[3.0, 6.0], [0.0, 4.0]]]> : tensor<2x2x2xf64>
   %rm = arith.constant dense<[0.5, -1.0]> : tensor<2xf64>
   %rv = arith.constant dense<[2.0, 1.0]> : tensor<2xf64>
-  %y:5 = ckpt.batch_norm %x weight %g bias %b running_mean %rm running_var %rv momentum = 0.25 eps = 0.0
-      : (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>)
-      -> (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>)
+  %y:3 = ckpt.batch_norm %x weight %g bias %b eps = 0.0
+      : (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>) -> (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>)
+  %y_stats:2 = ckpt.batch_norm_update_stats %x, %y#1 running_mean %rm running_var %rv momentum = 0.25
+      : (tensor<2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>)
   // [N = 1, C = 2, H = 2, W = 2]
   %x4 = arith.constant dense<[[[[1.0, 2.0], [3.0, 6.0]], [[0.0, 4.0], [0.0, 4.0]]]]> : tensor<1x2x2x2xf64>
-  %z:5 = ckpt.batch_norm %x4 weight %g4 bias %b4 running_mean %rm running_var %rv
-      : (tensor<1x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>)
-      -> (tensor<1x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>)
+  %z:3 = ckpt.batch_norm %x4 weight %g4 bias %b4
+      : (tensor<1x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>) -> (tensor<1x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>)
+  %z_stats:2 = ckpt.batch_norm_update_stats %x4, %z#1 running_mean %rm running_var %rv
+      : (tensor<1x2x2x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) -> (tensor<2xf64>, tensor<2xf64>)
   %ly = ckpt.reduce_sum %y#0 : tensor<2x2x2xf64> -> tensor<f64>
   %lz = ckpt.reduce_sum %z#0 : tensor<1x2x2x2xf64> -> tensor<f64>
   %l = ckpt.add %ly, %lz : tensor<f64>
-  %rm0 = ckpt.slice %y#3 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
-  %rm1 = ckpt.slice %y#3 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
-  %rv0 = ckpt.slice %y#4 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
-  %rv1 = ckpt.slice %y#4 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
-  %zm0 = ckpt.slice %z#3 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
-  %zm1 = ckpt.slice %z#3 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
-  %zv0 = ckpt.slice %z#4 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
-  %zv1 = ckpt.slice %z#4 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
+  %rm0 = ckpt.slice %y_stats#0 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
+  %rm1 = ckpt.slice %y_stats#0 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
+  %rv0 = ckpt.slice %y_stats#1 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
+  %rv1 = ckpt.slice %y_stats#1 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
+  %zm0 = ckpt.slice %z_stats#0 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
+  %zm1 = ckpt.slice %z_stats#0 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
+  %zv0 = ckpt.slice %z_stats#1 dim = 0 start = 0 end = 1 : tensor<2xf64> -> tensor<1xf64>
+  %zv1 = ckpt.slice %z_stats#1 dim = 0 start = 1 end = 2 : tensor<2xf64> -> tensor<1xf64>
   return %l, %rm0, %rm1, %rv0, %rv1, %zm0, %zm1, %zv0, %zv1
       : tensor<f64>, tensor<1xf64>, tensor<1xf64>, tensor<1xf64>, tensor<1xf64>,
         tensor<1xf64>, tensor<1xf64>, tensor<1xf64>, tensor<1xf64>

@@ -69,18 +69,21 @@ func.func @batch_norms(%x: tensor<4x3x3x2xf64> {ckpt.param}, %g: tensor<3xf64> {
                        %b: tensor<3xf64> {ckpt.param}, %rm: tensor<3xf64>, %rv: tensor<3xf64>,
                        %v: tensor<5x3xf64> {ckpt.param}, %r: tensor<4x3x6xf64>,
                        %s: tensor<5x3xf64>) -> tensor<f64> {
-  %y:5 = ckpt.batch_norm %x weight %g bias %b running_mean %rm running_var %rv momentum = 0.3
-      : (tensor<4x3x3x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>)
-      -> (tensor<4x3x3x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>)
+  %y:3 = ckpt.batch_norm %x weight %g bias %b
+      : (tensor<4x3x3x2xf64>, tensor<3xf64>, tensor<3xf64>) -> (tensor<4x3x3x2xf64>, tensor<3xf64>, tensor<3xf64>)
+  %y_stats:2 = ckpt.batch_norm_update_stats %x, %y#1 running_mean %rm running_var %rv momentum = 0.3
+      : (tensor<4x3x3x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>)
   %t = ckpt.tanh %y#0 : tensor<4x3x3x2xf64>
   %f = ckpt.reshape %t : tensor<4x3x3x2xf64> -> tensor<4x3x6xf64>
-  %z:5 = ckpt.batch_norm %f running_mean %rm running_var %rv eps = 1.0e-3
-      : (tensor<4x3x6xf64>, tensor<3xf64>, tensor<3xf64>)
-      -> (tensor<4x3x6xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>)
+  %z:3 = ckpt.batch_norm %f eps = 1.0e-3
+      : (tensor<4x3x6xf64>) -> (tensor<4x3x6xf64>, tensor<3xf64>, tensor<3xf64>)
+  %z_stats:2 = ckpt.batch_norm_update_stats %f, %z#1 running_mean %rm running_var %rv
+      : (tensor<4x3x6xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>)
   %p = ckpt.mul %z#0, %r : tensor<4x3x6xf64>
-  %q:5 = ckpt.batch_norm %v bias %b running_mean %rm running_var %rv
-      : (tensor<5x3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>)
-      -> (tensor<5x3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>)
+  %q:3 = ckpt.batch_norm %v bias %b
+      : (tensor<5x3xf64>, tensor<3xf64>) -> (tensor<5x3xf64>, tensor<3xf64>, tensor<3xf64>)
+  %q_stats:2 = ckpt.batch_norm_update_stats %v, %q#1 running_mean %rm running_var %rv
+      : (tensor<5x3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>)
   %e = ckpt.exp %q#0 : tensor<5x3xf64>
   %o = ckpt.mul %e, %s : tensor<5x3xf64>
   %lp = ckpt.reduce_sum %p : tensor<4x3x6xf64> -> tensor<f64>
@@ -98,9 +101,10 @@ func.func @block(%x: tensor<2x3x8x8xf64>, %w1: tensor<4x3x3x3xf64> {ckpt.param},
                  %r: tensor<2x4x4x4xf64>) -> tensor<f64> {
   %c = ckpt.conv2d %x, %w1 padding = [1, 1]
       : (tensor<2x3x8x8xf64>, tensor<4x3x3x3xf64>) -> tensor<2x4x8x8xf64>
-  %n:5 = ckpt.batch_norm %c weight %g bias %b running_mean %rm running_var %rv
-      : (tensor<2x4x8x8xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
-      -> (tensor<2x4x8x8xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
+  %n:3 = ckpt.batch_norm %c weight %g bias %b
+      : (tensor<2x4x8x8xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<2x4x8x8xf64>, tensor<4xf64>, tensor<4xf64>)
+  %n_stats:2 = ckpt.batch_norm_update_stats %c, %n#1 running_mean %rm running_var %rv
+      : (tensor<2x4x8x8xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>)
   %a = ckpt.tanh %n#0 : tensor<2x4x8x8xf64>
   %p:2 = ckpt.max_pool2d %a kernel = [2, 2]
       : (tensor<2x4x8x8xf64>) -> (tensor<2x4x4x4xf64>, tensor<2x4x4x4xi64>)

@@ -20,9 +20,10 @@ func.func @bias_norm(%x: tensor<16x8xf32>, %w: tensor<4x8xf32> {ckpt.param},
                      %rm: tensor<4xf32>, %rv: tensor<4xf32>,
                      %target: tensor<16x4xf32>) -> tensor<f32> {
   %h = ckpt.linear %x, %w, %b : (tensor<16x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<16x4xf32>
-  %n:5 = ckpt.batch_norm %h weight %g running_mean %rm running_var %rv
-      : (tensor<16x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-      -> (tensor<16x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %n:3 = ckpt.batch_norm %h weight %g
+      : (tensor<16x4xf32>, tensor<4xf32>) -> (tensor<16x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %n_stats:2 = ckpt.batch_norm_update_stats %h, %n#1 running_mean %rm running_var %rv
+      : (tensor<16x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
   %l = ckpt.mse_loss %n#0, %target : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }

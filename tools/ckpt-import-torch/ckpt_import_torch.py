@@ -1091,28 +1091,29 @@ def _batch_norm(self, node, a):
         operands += [weight, bias]
         text += f" weight %{weight.name} bias %{bias.name}"
     channels = (x.shape[1],)
-    if "running_mean" in a:
-        mean = self._buffer(a["running_mean"])
-        var = self._buffer(a["running_var"])
-    else:
-        # track_running_stats=False: nothing to update. The op's running
-        # statistics are constants and their updates go unused.
-        mean = self._constant(torch.zeros(channels, dtype=x.dtype),
-                              "no_running_mean")
-        var = self._constant(torch.ones(channels, dtype=x.dtype),
-                             "no_running_var")
-    operands += [mean, var]
     statistic = _tensor_type(channels, x.dtype)
-    # The updated running statistics are results (the step does not
-    # mutate its arguments); the batch mean and reciprocal standard
-    # deviation are what the gradient reads.
-    return self._emit(
-        node, f"{text} running_mean %{mean.name} running_var %{var.name}" +
-              _attributes(("momentum", self.static(a["momentum"]), 0.1),
-                          ("eps", self.static(a["eps"]), 1e-5)) +
+    # The batch mean and reciprocal standard deviation are what the
+    # gradient reads.
+    results = self._emit(
+        node, text + _attributes(("eps", self.static(a["eps"]), 1e-5)) +
               f" : ({', '.join(v.type for v in operands)}) -> "
-              f"({x.type}, {', '.join([statistic] * 4)})",
-        results=5, dtype=x.dtype, shapes=[x.shape] + [channels] * 4)
+              f"({x.type}, {statistic}, {statistic})",
+        results=3, dtype=x.dtype, shapes=[x.shape, channels, channels])
+    if "running_mean" not in a:
+        return results  # track_running_stats=False: nothing to update
+    # The updated running statistics are results (the step does not mutate
+    # its arguments), made from the batch mean by an op of their own.
+    mean = results[1]
+    running = [self._buffer(a["running_mean"]),
+               self._buffer(a["running_var"])]
+    return results + self._emit(
+        node, f"ckpt.batch_norm_update_stats %{x.name}, %{mean.name} "
+              f"running_mean %{running[0].name} "
+              f"running_var %{running[1].name}" +
+              _attributes(("momentum", self.static(a["momentum"]), 0.1)) +
+              f" : ({x.type}, {statistic}, {statistic}, {statistic}) -> "
+              f"({statistic}, {statistic})",
+        results=2, dtype=x.dtype, shapes=[channels, channels])
 
 
 def _dropout(self, node, a):

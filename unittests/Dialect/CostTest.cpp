@@ -150,15 +150,21 @@ TEST_F(CostTest, RowStatisticsAreScratch) {
 TEST_F(CostTest, BatchNormScalesByElements) {
   ValueRange args = arguments({f32({8, 4, 5, 5}), f32({4})});
   Location loc = builder.getUnknownLoc();
-  auto norm = ckpt::BatchNormOp::create(
-      builder, loc, args[0], args[1], Value(), args[1], args[1],
-      builder.getF64FloatAttr(0.1), builder.getF64FloatAttr(1e-5));
+  auto norm = ckpt::BatchNormOp::create(builder, loc, args[0], args[1],
+                                        Value(), builder.getF64FloatAttr(1e-5));
+  auto update = ckpt::BatchNormUpdateStatsOp::create(
+      builder, loc, args[0], norm.getMean(), args[1], args[1],
+      builder.getF64FloatAttr(0.1));
   auto grad = ckpt::BatchNormGradOp::create(
       builder, loc, args[0], args[0], norm.getMean(), norm.getRstd(), args[1]);
-  EXPECT_EQ(cast<ckpt::CostOpInterface>(norm.getOperation()).getFlops(),
-            8u * 8 * 4 * 5 * 5);
-  EXPECT_EQ(cast<ckpt::CostOpInterface>(grad.getOperation()).getFlops(),
-            12u * 8 * 4 * 5 * 5);
+  auto costs = [](Operation *op) { return cast<ckpt::CostOpInterface>(op); };
+  EXPECT_EQ(costs(norm).getFlops(), 8u * 8 * 4 * 5 * 5);
+  EXPECT_EQ(costs(update).getFlops(), 3u * 8 * 4 * 5 * 5);
+  EXPECT_EQ(costs(grad).getFlops(), 12u * 8 * 4 * 5 * 5);
+  // f32 channel sums run in f64: two of them, one, and two.
+  EXPECT_EQ(costs(norm).getScratchBytes(), 2u * 4 * 8);
+  EXPECT_EQ(costs(update).getScratchBytes(), 4u * 8);
+  EXPECT_EQ(costs(grad).getScratchBytes(), 2u * 4 * 8);
 }
 
 } // namespace

@@ -75,14 +75,17 @@ func.func @f(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32> {ckpt.param},
     -> (tensor<f32>, tensor<4xf32>, tensor<4xf32>) {
   %c = ckpt.conv2d %x, %w padding = [1, 1]
       : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
-  %n:5 = ckpt.batch_norm %c weight %g bias %b running_mean %rm running_var %rv
-      : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-      -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %n:3 = ckpt.batch_norm %c weight %g bias %b
+      : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)
+  %r:2 = ckpt.batch_norm_update_stats %c, %n#1 running_mean %rm running_var %rv
+      : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> (tensor<4xf32>, tensor<4xf32>)
   %a = ckpt.relu %n#0 : tensor<2x4x8x8xf32>
   %s = ckpt.sigmoid %a : tensor<2x4x8x8xf32>
   %m = ckpt.mul %s, %c : tensor<2x4x8x8xf32>
   %l = ckpt.reduce_mean %m : tensor<2x4x8x8xf32> -> tensor<f32>
-  return %l, %n#3, %n#4 : tensor<f32>, tensor<4xf32>, tensor<4xf32>
+  return %l, %r#0, %r#1 : tensor<f32>, tensor<4xf32>, tensor<4xf32>
 })mlir"},
     {"collective", R"mlir(
 func.func @f(%x: tensor<16x32xf32>, %w1: tensor<32x32xf32> {ckpt.param},

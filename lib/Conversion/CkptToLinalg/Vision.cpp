@@ -683,44 +683,42 @@ struct ChannelStatistics {
   double count;
 };
 
+/// Sums of the squares of `x - mean` per channel, added to `sums`.
+Value sumCenteredSquares(OpBuilder &b, Location loc,
+                         const ChannelStatistics &stats, Value sums, Value x,
+                         Value mean) {
+  return stats.sum(b, loc, sums, {x, mean},
+                   [](ScalarBuilder &s, ValueRange v) {
+                     Value centered = s.sub(v[0], v[1]);
+                     return s.mul(centered, centered);
+                   });
+}
+
 FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
                                              PatternRewriter &rewriter) {
   Location loc = op.getLoc();
   ChannelStatistics stats(op.getInput().getType());
   double count = stats.count, eps = op.getEps().convertToDouble();
-  double momentum = op.getMomentum().convertToDouble();
   Value x = op.getInput();
-  // Every result, then the scratch (the two sums and the unbiased
-  // variance), so that all are live at once, as the simulator counts them.
+  // Every result, then the scratch (the two sums), so that all are live
+  // at once, as the simulator counts them.
   Value y = emptyTensor(rewriter, loc, stats.input);
   Value mean = stats.statistic(rewriter, loc);
   Value rstd = stats.statistic(rewriter, loc);
-  Value newMean = emptyTensor(rewriter, loc, stats.channels);
-  Value newVar = emptyTensor(rewriter, loc, stats.channels);
   Value sum = stats.zeroSums(rewriter, loc);
   Value squares = stats.zeroSums(rewriter, loc);
-  Value variance = stats.statistic(rewriter, loc);
   sum = stats.sum(rewriter, loc, sum, x,
                   [](ScalarBuilder &, ValueRange v) { return v[0]; });
   mean = stats.derive(rewriter, loc, mean, sum,
                       [&](ScalarBuilder &s, ValueRange v) {
                         return s.div(v[0], s.constant(count));
                       });
-  squares = stats.sum(rewriter, loc, squares, {x, mean},
-                      [](ScalarBuilder &s, ValueRange v) {
-                        Value centered = s.sub(v[0], v[1]);
-                        return s.mul(centered, centered);
-                      });
+  squares = sumCenteredSquares(rewriter, loc, stats, squares, x, mean);
   rstd = stats.derive(rewriter, loc, rstd, squares,
                       [&](ScalarBuilder &s, ValueRange v) {
                         return s.rsqrt(s.add(s.div(v[0], s.constant(count)),
                                              s.constant(eps)));
                       });
-  // The unbiased variance squares / (M - 1), for the running variance.
-  variance = stats.derive(rewriter, loc, variance, squares,
-                          [&](ScalarBuilder &s, ValueRange v) {
-                            return s.div(v[0], s.constant(count - 1));
-                          });
   SmallVector<Value> inputs = {x, mean, rstd};
   bool weight = bool(op.getWeight()), bias = bool(op.getBias());
   if (weight)
@@ -731,20 +729,48 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
                    [&](ScalarBuilder &s, ValueRange v) {
                      return normalizedAffine(s, v, weight, bias);
                    });
-  // PyTorch's update: momentum * batch + (1 - momentum) * running.
-  auto update = [&](Value into, Value running, Value batch) {
-    return buildMapInto(rewriter, loc, into,
-                        {running, stats.flatten(rewriter, loc, batch)},
-                        [&](ScalarBuilder &s, ValueRange v) {
-                          return s.add(s.mul(s.constant(momentum), v[1]),
-                                       s.mul(s.constant(1.0 - momentum), v[0]));
-                        });
-  };
-  newMean = update(newMean, op.getRunningMean(), mean);
-  newVar = update(newVar, op.getRunningVar(), variance);
   return SmallVector<Value>{y, stats.flatten(rewriter, loc, mean),
-                            stats.flatten(rewriter, loc, rstd), newMean,
-                            newVar};
+                            stats.flatten(rewriter, loc, rstd)};
+}
+
+FailureOr<SmallVector<Value>>
+lowerBatchNormUpdateStats(BatchNormUpdateStatsOp op,
+                          PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  ChannelStatistics stats(op.getInput().getType());
+  double count = stats.count, momentum = op.getMomentum().convertToDouble();
+  // Both results, then the scratch sum.
+  Value newMean = emptyTensor(rewriter, loc, stats.channels);
+  Value newVar = stats.statistic(rewriter, loc);
+  Value mean = stats.keep(rewriter, loc, op.getMean());
+  Value squares = sumCenteredSquares(rewriter, loc, stats,
+                                     stats.zeroSums(rewriter, loc),
+                                     op.getInput(), mean);
+  // PyTorch's update, momentum * batch + (1 - momentum) * running, of the
+  // mean and of the unbiased variance (rounded to the element type first,
+  // as batch_norm rounds its statistics).
+  auto moveTowards = [&](ScalarBuilder &s, Value running, Value batch) {
+    return s.add(s.mul(s.constant(momentum), batch),
+                 s.mul(s.constant(1.0 - momentum), running));
+  };
+  newMean = buildMapInto(rewriter, loc, newMean,
+                         {op.getRunningMean(), op.getMean()},
+                         [&](ScalarBuilder &s, ValueRange v) {
+                           return moveTowards(s, v[0], v[1]);
+                         });
+  Type element = stats.input.getElementType();
+  newVar = buildMapInto(
+      rewriter, loc, newVar,
+      {stats.keep(rewriter, loc, op.getRunningVar()), squares},
+      [&](ScalarBuilder &s, ValueRange v) {
+        ScalarBuilder wide{s.b, s.loc, stats.accumulator};
+        Value variance = wide.div(v[1], wide.constant(count - 1));
+        if (stats.widened())
+          variance = arith::TruncFOp::create(s.b, s.loc, element, variance);
+        return moveTowards(s, v[0], variance);
+      });
+  newVar = stats.flatten(rewriter, loc, newVar);
+  return SmallVector<Value>{newMean, newVar};
 }
 
 FailureOr<SmallVector<Value>> lowerBatchNormGrad(BatchNormGradOp op,
@@ -833,6 +859,9 @@ void ckpt::populateVisionToLinalgPatterns(RewritePatternSet &patterns) {
       patterns,
       whenStatic<UpsampleNearest2dGradOp, lowerUpsampleNearest2dGrad>);
   addLowering<BatchNormOp>(patterns, whenStatic<BatchNormOp, lowerBatchNorm>);
+  addLowering<BatchNormUpdateStatsOp>(
+      patterns,
+      whenStatic<BatchNormUpdateStatsOp, lowerBatchNormUpdateStats>);
   addLowering<BatchNormGradOp>(patterns,
                                whenStatic<BatchNormGradOp, lowerBatchNormGrad>);
 }

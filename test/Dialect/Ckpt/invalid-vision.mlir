@@ -1,5 +1,5 @@
 // Verifier messages of conv2d, the pooling ops, upsample_nearest2d,
-// batch_norm and their gradient ops.
+// batch_norm, batch_norm_update_stats and their gradient ops.
 // RUN: ckpt-opt %s -split-input-file -verify-diagnostics
 
 func.func @conv_input_rank(%x: tensor<4x8x8xf32>, %w: tensor<8x4x3x3xf32>) {
@@ -242,64 +242,118 @@ func.func @upsample_grad_multiple(%dy: tensor<1x4x7x8xf32>) {
 
 // -----
 
-func.func @batch_norm_rank(%x: tensor<2x4x3x3x3xf32>, %c: tensor<4xf32>) {
+func.func @batch_norm_rank(%x: tensor<2x4x3x3x3xf32>) {
   // expected-error @below {{'ckpt.batch_norm' op input must be [N, C], [N, C, L] or [N, C, H, W], got rank 5}}
-  %y:5 = ckpt.batch_norm %x running_mean %c running_var %c
-      : (tensor<2x4x3x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %y:3 = ckpt.batch_norm %x
+      : (tensor<2x4x3x3x3xf32>) -> (tensor<2x4x3x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
   return
 }
 
 // -----
 
-func.func @batch_norm_running_mean(%x: tensor<2x4xf32>, %c: tensor<4xf32>, %m: tensor<3xf32>) {
-  // expected-error @below {{'ckpt.batch_norm' op running_mean must be 1-D with 4 elements (channels), got [3]}}
-  %y:5 = ckpt.batch_norm %x running_mean %m running_var %c
-      : (tensor<2x4xf32>, tensor<3xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-  return
-}
-
-// -----
-
-func.func @batch_norm_weight_type(%x: tensor<2x4xf32>, %c: tensor<4xf32>, %w: tensor<4xf16>) {
+func.func @batch_norm_weight_type(%x: tensor<2x4xf32>, %w: tensor<4xf16>) {
   // expected-error @below {{'ckpt.batch_norm' op weight must have the input's element type 'f32', got 'f16'}}
-  %y:5 = ckpt.batch_norm %x weight %w running_mean %c running_var %c
-      : (tensor<2x4xf32>, tensor<4xf16>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %y:3 = ckpt.batch_norm %x weight %w
+      : (tensor<2x4xf32>, tensor<4xf16>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
   return
 }
 
 // -----
 
-func.func @batch_norm_one_value(%x: tensor<1x4x1x1xf32>, %c: tensor<4xf32>) {
+func.func @batch_norm_bias(%x: tensor<2x4xf32>, %c: tensor<4xf32>, %b: tensor<4x1xf32>) {
+  // expected-error @below {{'ckpt.batch_norm' op bias must be 1-D with 4 elements (channels), got [4, 1]}}
+  %y:3 = ckpt.batch_norm %x weight %c bias %b
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4x1xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @batch_norm_one_value(%x: tensor<1x4x1x1xf32>) {
   // expected-error @below {{'ckpt.batch_norm' op needs more than one value per channel in training mode, got input shape [1, 4, 1, 1]}}
-  %y:5 = ckpt.batch_norm %x running_mean %c running_var %c
-      : (tensor<1x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %y:3 = ckpt.batch_norm %x
+      : (tensor<1x4x1x1xf32>) -> (tensor<1x4x1x1xf32>, tensor<4xf32>, tensor<4xf32>)
   return
 }
 
 // -----
 
-func.func @batch_norm_momentum(%x: tensor<2x4xf32>, %c: tensor<4xf32>) {
-  // expected-error @below {{'ckpt.batch_norm' op momentum 1.5 is outside [0, 1]}}
-  %y:5 = ckpt.batch_norm %x running_mean %c running_var %c momentum = 1.5
-      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-  return
-}
-
-// -----
-
-func.func @batch_norm_eps(%x: tensor<2x4xf32>, %c: tensor<4xf32>) {
+func.func @batch_norm_eps(%x: tensor<2x4xf32>) {
   // expected-error @below {{'ckpt.batch_norm' op eps must be non-negative, got -0.001}}
-  %y:5 = ckpt.batch_norm %x running_mean %c running_var %c eps = -1.0e-3
-      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %y:3 = ckpt.batch_norm %x eps = -1.0e-3
+      : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>)
   return
 }
 
 // -----
 
-func.func @batch_norm_result(%x: tensor<2x4x5xf32>, %c: tensor<4xf32>) {
+func.func @batch_norm_result(%x: tensor<2x4x5xf32>) {
   // expected-error @below {{'ckpt.batch_norm' op result 1 has type 'tensor<1x4x1xf32>' but the operands and attributes give 'tensor<4xf32>'}}
-  %y:5 = ckpt.batch_norm %x running_mean %c running_var %c
-      : (tensor<2x4x5xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x5xf32>, tensor<1x4x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %y:3 = ckpt.batch_norm %x
+      : (tensor<2x4x5xf32>) -> (tensor<2x4x5xf32>, tensor<1x4x1xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @batch_norm_results(%x: tensor<2x4xf32>) {
+  // expected-error @below {{'ckpt.batch_norm' op expected 3 results}}
+  %y:5 = ckpt.batch_norm %x
+      : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @update_stats_rank(%x: tensor<2x4x3x3x3xf32>, %c: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.batch_norm_update_stats' op input must be [N, C], [N, C, L] or [N, C, H, W], got rank 5}}
+  %r:2 = ckpt.batch_norm_update_stats %x, %c running_mean %c running_var %c
+      : (tensor<2x4x3x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @update_stats_mean(%x: tensor<2x4xf32>, %m: tensor<2xf32>, %c: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.batch_norm_update_stats' op mean must be 1-D with 4 elements (channels), got [2]}}
+  %r:2 = ckpt.batch_norm_update_stats %x, %m running_mean %c running_var %c
+      : (tensor<2x4xf32>, tensor<2xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @update_stats_running_mean(%x: tensor<2x4xf32>, %c: tensor<4xf32>, %m: tensor<3xf32>) {
+  // expected-error @below {{'ckpt.batch_norm_update_stats' op running_mean must be 1-D with 4 elements (channels), got [3]}}
+  %r:2 = ckpt.batch_norm_update_stats %x, %c running_mean %m running_var %c
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<3xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @update_stats_running_var_type(%x: tensor<2x4xf32>, %c: tensor<4xf32>, %v: tensor<4xf64>) {
+  // expected-error @below {{'ckpt.batch_norm_update_stats' op running_var must have the input's element type 'f32', got 'f64'}}
+  %r:2 = ckpt.batch_norm_update_stats %x, %c running_mean %c running_var %v
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf64>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @update_stats_momentum(%x: tensor<2x4xf32>, %c: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.batch_norm_update_stats' op momentum 1.5 is outside [0, 1]}}
+  %r:2 = ckpt.batch_norm_update_stats %x, %c running_mean %c running_var %c momentum = 1.5
+      : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+func.func @update_stats_one_value(%x: tensor<1x4xf32>, %c: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.batch_norm_update_stats' op needs more than one value per channel in training mode, got input shape [1, 4]}}
+  %r:2 = ckpt.batch_norm_update_stats %x, %c running_mean %c running_var %c
+      : (tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
 

@@ -166,7 +166,7 @@ func.func @lookup_and_losses(%t: tensor<2x5xi64>, %e: tensor<100x16xf32>,
 }
 
 // Defaults (stride 1, no padding, dilation 1, one group; pooling stride =
-// kernel; count_include_pad = true; batch_norm's momentum and eps) are not
+// kernel; count_include_pad = true; momentum and eps of batch norm) are not
 // printed; a written stride equal to the kernel is kept.
 // CHECK-LABEL: func.func @vision
 //  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x9x9xf64>, %[[W:.+]]: tensor<8x4x3x3xf64>, %[[B:.+]]: tensor<8xf64>, %[[GW:.+]]: tensor<6x2x3x3xf64>, %[[C:.+]]: tensor<4xf64>, %[[F:.+]]: tensor<8x4xf32>, %[[FC:.+]]: tensor<4xf32>)
@@ -199,13 +199,18 @@ func.func @vision(%x: tensor<2x4x9x9xf64>, %w: tensor<8x4x3x3xf64>, %b: tensor<8
       : tensor<2x4x9x9xf64> -> tensor<2x4x5x5xf64>
   // CHECK: ckpt.upsample_nearest2d %[[X]] scale = [2, 3] : tensor<2x4x9x9xf64> -> tensor<2x4x18x27xf64>
   %7 = ckpt.upsample_nearest2d %x scale = [2, 3] : tensor<2x4x9x9xf64> -> tensor<2x4x18x27xf64>
-  // CHECK: ckpt.batch_norm %[[X]] weight %[[C]] bias %[[C]] running_mean %[[C]] running_var %[[C]] momentum = 2.000000e-01 eps = 1.000000e-03 : (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
-  %8:5 = ckpt.batch_norm %x weight %c bias %c running_mean %c running_var %c momentum = 0.2 eps = 1.0e-3
-      : (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
-      -> (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>)
-  // CHECK: ckpt.batch_norm %[[F]] running_mean %[[FC]] running_var %[[FC]] : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
-  %9:5 = ckpt.batch_norm %f running_mean %fc running_var %fc
-      : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  // CHECK: %{{.+}}, %[[MEAN:.+]], %{{.+}} = ckpt.batch_norm %[[X]] weight %[[C]] bias %[[C]] eps = 1.000000e-03 : (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>)
+  %8:3 = ckpt.batch_norm %x weight %c bias %c eps = 1.0e-3
+      : (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>)
+      -> (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>)
+  // CHECK: ckpt.batch_norm_update_stats %[[X]], %[[MEAN]] running_mean %[[C]] running_var %[[C]] momentum = 2.000000e-01 : (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>)
+  %r:2 = ckpt.batch_norm_update_stats %x, %8#1 running_mean %c running_var %c momentum = 0.2
+      : (tensor<2x4x9x9xf64>, tensor<4xf64>, tensor<4xf64>, tensor<4xf64>) -> (tensor<4xf64>, tensor<4xf64>)
+  // CHECK: %{{.+}}, %[[MEAN2:.+]], %{{.+}} = ckpt.batch_norm %[[F]] : (tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  %9:3 = ckpt.batch_norm %f : (tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>)
+  // CHECK: ckpt.batch_norm_update_stats %[[F]], %[[MEAN2]] running_mean %[[FC]] running_var %[[FC]] : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %10:2 = ckpt.batch_norm_update_stats %f, %9#1 running_mean %fc running_var %fc
+      : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
 

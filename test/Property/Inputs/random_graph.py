@@ -74,6 +74,8 @@ class GraphBuilder:
         # Values some parameter reaches: ops without a gradient rule must
         # not read them.
         self.param_reached = set()
+        # Values returned after the loss (updated running statistics).
+        self.returned = []
 
     def fresh(self, stem="v"):
         self.counter += 1
@@ -241,16 +243,26 @@ class GraphBuilder:
     def batch_norm(self, x):
         channels = tensor([self.shape_of(x)[1]])
         operands, spelled = [x], ["{0}"]
-        for role, param in [("weight", True), ("bias", True),
-                            ("running_mean", False), ("running_var", False)]:
-            if param and self.rng.random() < 0.3:
+        for role in ["weight", "bias"]:
+            if self.rng.random() < 0.3:
                 continue
-            operands.append(self.arg([self.shape_of(x)[1]], param=param))
+            operands.append(self.arg([self.shape_of(x)[1]], param=True))
             spelled.append(f"{role} {{{len(operands) - 1}}}")
         types = ", ".join(self.types[o] for o in operands)
-        return self.emit(f"ckpt.batch_norm {' '.join(spelled)} : ({types}) -> "
-                         f"({self.types[x]}, {', '.join([channels] * 4)})",
-                         operands, [self.types[x]] + [channels] * 4)[0]
+        y, mean, _ = self.emit(
+            f"ckpt.batch_norm {' '.join(spelled)} : ({types}) -> "
+            f"({self.types[x]}, {channels}, {channels})",
+            operands, [self.types[x]] + [channels] * 2)
+        if self.rng.random() < 0.6:
+            # Running statistics, returned after the loss as a model's are.
+            running = [self.arg([self.shape_of(x)[1]], param=False)
+                       for _ in range(2)]
+            self.returned += self.emit(
+                "ckpt.batch_norm_update_stats {0}, {1} running_mean {2} "
+                f"running_var {{3}} : ({self.types[x]}, {channels}, "
+                f"{channels}, {channels}) -> ({channels}, {channels})",
+                [x, mean] + running, [channels] * 2)
+        return y
 
     def down_up(self, x):
         """Pools to half size and upsamples back, as a U-Net level does."""
@@ -385,10 +397,13 @@ class GraphBuilder:
         env = {}
         self.render_items(self.items, env, self.uses_after(), lines, "  ")
         args = ",\n    ".join(f"{n}: {t}{a}" for n, t, a in self.args)
+        results = [self.result] + self.returned
+        types = ", ".join(["tensor<f32>"] + [self.types[r] for r in self.returned])
         return (f"// Random training graph, seed {self.seed}.\n"
-                f"func.func @random_graph({args}) -> tensor<f32> {{\n"
+                f"func.func @random_graph({args}) -> ({types}) {{\n"
                 + "\n".join(lines)
-                + f"\n  return {env.get(self.result, self.result)} : tensor<f32>\n}}\n")
+                + f"\n  return {', '.join(env.get(r, r) for r in results)} : "
+                f"{types}\n}}\n")
 
     def uses_after(self):
         """For each item position, the values read after it (incl. return)."""
@@ -401,7 +416,7 @@ class GraphBuilder:
                 else:
                     flatten(item.items)
         flatten(self.items)
-        later = {self.result}
+        later = {self.result, *self.returned}
         after = {}
         for op in reversed(order):
             after[id(op)] = set(later)

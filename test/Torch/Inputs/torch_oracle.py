@@ -43,9 +43,12 @@ _SPLITS = {aten.split.Tensor, aten.split_with_sizes.default,
 
 
 def storage_owner(node):
-    """The node whose memory a view chain ending at `node` shares."""
+    """The node whose memory a view chain ending at `node` shares (a split
+    stands for its parts: ckpt names the slices it makes for one after
+    the split)."""
     while True:
-        if node.target in _SAME_VALUE or node.target in _PART_OF:
+        if node.target in _SAME_VALUE or node.target in _PART_OF or \
+                node.target in _SPLITS:
             node = node.args[0]
         elif node.target is operator.getitem and \
                 node.args[0].target in _SPLITS:

@@ -204,9 +204,12 @@ uint64_t AvgPool2dGradOp::getFlops() {
 uint64_t UpsampleNearest2dOp::getFlops() { return 0; }
 uint64_t UpsampleNearest2dGradOp::getFlops() { return elements(getGrad()); }
 
-// Batch normalisation does what layer normalisation does per element; the
-// per-channel running statistics are negligible.
+// Batch normalisation does what layer normalisation does per element.
 uint64_t BatchNormOp::getFlops() { return times(elements(getInput()), 8); }
+// The centred squares of the input, summed.
+uint64_t BatchNormUpdateStatsOp::getFlops() {
+  return times(elements(getInput()), 3);
+}
 uint64_t BatchNormGradOp::getFlops() { return times(elements(getGrad()), 12); }
 
 //===----------------------------------------------------------------------===//
@@ -289,10 +292,13 @@ static uint64_t channelSumBytes(Value statistic) {
   unsigned width = getElementByteWidth(type.getElementType());
   return times(elements(statistic), std::max(width, 8u));
 }
-// batch_norm: the sums of the input and of its centred squares, and the
-// unbiased variance the running variance moves towards.
+// batch_norm: the sums of the input and of its centred squares.
 uint64_t BatchNormOp::getScratchBytes() {
-  return times(2, channelSumBytes(getMean())) + bytes(getMean());
+  return times(2, channelSumBytes(getMean()));
+}
+// Its running statistics: the sum of the centred squares again.
+uint64_t BatchNormUpdateStatsOp::getScratchBytes() {
+  return channelSumBytes(getMean());
 }
 // Its gradient: sum(dy) and sum(dy (x - mean)), which become the bias and
 // weight gradients in place where they are summed in the element type.

@@ -459,6 +459,22 @@ static LogicalResult rejectStatisticsGradients(Operation *op,
   return success();
 }
 
+/// A normalisation's operand gradients: the input's, then those of the
+/// optional operands (weight, bias) the op has, each given with its
+/// gradient; null where none is needed.
+static void
+assignNormGradients(SmallVectorImpl<Value> &operandGrads,
+                    ArrayRef<bool> needsGrad, Value inputGrad,
+                    std::initializer_list<std::pair<Value, Value>> optional) {
+  operandGrads.assign({inputGrad});
+  for (auto [operand, grad] : optional)
+    if (operand)
+      operandGrads.push_back(grad);
+  for (auto [grad, needed] : llvm::zip_equal(operandGrads, needsGrad))
+    if (!needed)
+      grad = Value();
+}
+
 SmallVector<Value> LayerNormOp::getSavedValues(ArrayRef<bool>) {
   SmallVector<Value> saved = {getInput(), getMean(), getRstd()};
   if (getWeight())
@@ -475,15 +491,9 @@ LogicalResult LayerNormOp::buildGradients(OpBuilder &builder,
   auto grads = LayerNormGradOp::create(
       builder, getLoc(), resultGrads[0], getInput(), getMean(), getRstd(),
       getWeight(), getNormalizedShape());
-  // Operands are the input, then the weight and bias that are present.
-  operandGrads.assign({grads.getInputGrad()});
-  if (getWeight())
-    operandGrads.push_back(grads.getWeightGrad());
-  if (getBias())
-    operandGrads.push_back(grads.getBiasGrad());
-  for (auto [grad, needed] : llvm::zip_equal(operandGrads, needsGrad))
-    if (!needed)
-      grad = Value();
+  assignNormGradients(operandGrads, needsGrad, grads.getInputGrad(),
+                      {{getWeight(), grads.getWeightGrad()},
+                       {getBias(), grads.getBiasGrad()}});
   return success();
 }
 
@@ -503,12 +513,8 @@ LogicalResult RmsNormOp::buildGradients(OpBuilder &builder,
   auto grads =
       RmsNormGradOp::create(builder, getLoc(), resultGrads[0], getInput(),
                             getRstd(), getWeight(), getNormalizedShape());
-  operandGrads.assign({grads.getInputGrad()});
-  if (getWeight())
-    operandGrads.push_back(grads.getWeightGrad());
-  for (auto [grad, needed] : llvm::zip_equal(operandGrads, needsGrad))
-    if (!needed)
-      grad = Value();
+  assignNormGradients(operandGrads, needsGrad, grads.getInputGrad(),
+                      {{getWeight(), grads.getWeightGrad()}});
   return success();
 }
 
@@ -882,36 +888,13 @@ LogicalResult
 BatchNormOp::buildGradients(OpBuilder &builder, ArrayRef<Value> resultGrads,
                             ArrayRef<bool> needsGrad,
                             SmallVectorImpl<Value> &operandGrads) {
-  // The batch statistics are for the gradient; the running statistics are
-  // buffers outside autograd, as in PyTorch: their gradients count as zero,
-  // and the running statistics operands get none.
-  if (failed(rejectStatisticsGradients(*this, resultGrads.take_front(3))))
+  if (failed(rejectStatisticsGradients(*this, resultGrads)))
     return failure();
-  if (needsGrad.take_back(2) != ArrayRef<bool>{false, false})
-    return emitOpError("has no gradient for running_mean and running_var; "
-                       "they must not depend on a parameter");
-  GradBuilder g(builder, *this);
-  Value dy = resultGrads[0];
-  if (!dy) {
-    // Only running statistics lie on the path to the loss.
-    auto type = getResult().getType();
-    dy = arith::ConstantOp::create(
-        builder, g.loc, type,
-        DenseElementsAttr::get(
-            type, builder.getFloatAttr(type.getElementType(), 0.0)));
-  }
-  auto grads = BatchNormGradOp::create(builder, g.loc, dy, getInput(),
-                                       getMean(), getRstd(), getWeight());
-  // Operands are the input, then the weight and bias that are present, then
-  // the running statistics.
-  operandGrads.assign({grads.getInputGrad()});
-  if (getWeight())
-    operandGrads.push_back(grads.getWeightGrad());
-  if (getBias())
-    operandGrads.push_back(grads.getBiasGrad());
-  operandGrads.append(2, Value());
-  for (auto [grad, needed] : llvm::zip_equal(operandGrads, needsGrad))
-    if (!needed)
-      grad = Value();
+  auto grads = BatchNormGradOp::create(builder, getLoc(), resultGrads[0],
+                                       getInput(), getMean(), getRstd(),
+                                       getWeight());
+  assignNormGradients(operandGrads, needsGrad, grads.getInputGrad(),
+                      {{getWeight(), grads.getWeightGrad()},
+                       {getBias(), grads.getBiasGrad()}});
   return success();
 }

@@ -1085,6 +1085,23 @@ static LogicalResult checkBatchNorm(std::optional<Location> loc,
   return success();
 }
 
+/// Checks that batch normalisation has more than one value per channel:
+/// training mode divides by the count, and the unbiased variance by M - 1.
+static LogicalResult checkValuesPerChannel(std::optional<Location> loc,
+                                           StringRef opName,
+                                           RankedTensorType input) {
+  SmallVector<int64_t> reduced(input.getShape());
+  reduced.erase(reduced.begin() + 1);
+  std::optional<uint64_t> perChannel = getStaticElementCount(
+      RankedTensorType::get(reduced, input.getElementType()));
+  if (perChannel && *perChannel < 2)
+    return opError(loc, opName,
+                   "needs more than one value per channel in training mode, "
+                   "got input shape ",
+                   ShapeText{input.getShape()});
+  return success();
+}
+
 LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
@@ -1092,29 +1109,37 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   StringRef name = getOperationName();
   auto input = cast<RankedTensorType>(adaptor.getInput().getType());
   if (failed(checkBatchNorm(loc, name, input,
-                            {adaptor.getWeight(), adaptor.getBias(),
-                             adaptor.getRunningMean(), adaptor.getRunningVar()},
-                            {"weight", "bias", "running_mean", "running_var"})))
+                            {adaptor.getWeight(), adaptor.getBias()},
+                            {"weight", "bias"})))
+    return failure();
+  double eps = adaptor.getEps().convertToDouble();
+  if (!(eps >= 0.0))
+    return opError(loc, name, "eps must be non-negative, got ", realText(eps));
+  if (failed(checkValuesPerChannel(loc, name, input)))
+    return failure();
+  inferred.push_back(input);
+  inferred.append(2, channelType(input));
+  return success();
+}
+
+LogicalResult BatchNormUpdateStatsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  StringRef name = getOperationName();
+  auto input = cast<RankedTensorType>(adaptor.getInput().getType());
+  if (failed(checkBatchNorm(
+          loc, name, input,
+          {adaptor.getMean(), adaptor.getRunningMean(),
+           adaptor.getRunningVar()},
+          {"mean", "running_mean", "running_var"})))
     return failure();
   double momentum = adaptor.getMomentum().convertToDouble();
-  double eps = adaptor.getEps().convertToDouble();
   if (!(momentum >= 0.0 && momentum <= 1.0))
     return opError(loc, name, "momentum ", realText(momentum),
                    " is outside [0, 1]");
-  if (!(eps >= 0.0))
-    return opError(loc, name, "eps must be non-negative, got ", realText(eps));
-  // The unbiased variance of the running statistics divides by M - 1.
-  SmallVector<int64_t> reduced(input.getShape());
-  reduced.erase(reduced.begin() + 1);
-  std::optional<uint64_t> perChannel = getStaticElementCount(
-      RankedTensorType::get(reduced, input.getElementType()));
-  if (perChannel && *perChannel < 2)
-    return opError(loc, name,
-                   "needs more than one value per channel in training mode, "
-                   "got input shape ",
-                   ShapeText{input.getShape()});
-  inferred.push_back(input);
-  inferred.append(4, channelType(input));
+  if (failed(checkValuesPerChannel(loc, name, input)))
+    return failure();
+  inferred.append(2, channelType(input));
   return success();
 }
 

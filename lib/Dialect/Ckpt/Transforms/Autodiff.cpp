@@ -109,8 +109,9 @@ private:
 
 } // namespace
 
-// Values that depend on a parameter, in program order. A segment's block
-// arguments alias its inputs and its results alias the yielded values.
+// Values that depend on a parameter through ops that pass gradients, in
+// program order. A segment's block arguments alias its inputs and its
+// results alias the yielded values.
 void Differentiator::markVaried(Block &block) {
   for (Operation &op : block) {
     if (auto segment = dyn_cast<CheckpointOp>(op)) {
@@ -126,7 +127,8 @@ void Differentiator::markVaried(Block &block) {
           varied.insert(result);
       continue;
     }
-    if (llvm::any_of(op.getOperands(),
+    if (!op.hasTrait<StopsGradient>() &&
+        llvm::any_of(op.getOperands(),
                      [&](Value v) { return varied.contains(v); }))
       varied.insert(op.result_begin(), op.result_end());
   }

@@ -1,7 +1,8 @@
 //===- CkptInterfaces.h - gradient rule and cost interfaces ---------------===//
 //
 // Declares the op interfaces through which autodiff and the planner learn an
-// op's gradient rule, its saved tensors and its cost.
+// op's gradient rule, its saved tensors and its cost, and the trait of ops
+// that stop gradients.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,5 +15,14 @@
 #include "mlir/IR/OpDefinition.h"
 
 #include "ckpt/Dialect/Ckpt/IR/CkptInterfaces.h.inc"
+
+namespace ckpt {
+
+/// The trait of ops whose results carry no gradient (CkptInterfaces.td).
+template <typename ConcreteType>
+class StopsGradient
+    : public mlir::OpTrait::TraitBase<ConcreteType, StopsGradient> {};
+
+} // namespace ckpt
 
 #endif // CKPT_DIALECT_CKPT_IR_CKPTINTERFACES_H

@@ -122,4 +122,11 @@ def Ckpt_DeterminismOpInterface : OpInterface<"DeterminismOpInterface"> {
   ];
 }
 
+// Results that carry no gradient whatever the operands (PyTorch's buffers,
+// updated outside autograd): autodiff neither differentiates the op nor
+// counts its results as depending on a parameter.
+def Ckpt_StopsGradient : NativeOpTrait<"StopsGradient"> {
+  let cppNamespace = "::ckpt";
+}
+
 #endif // CKPT_INTERFACES_TD

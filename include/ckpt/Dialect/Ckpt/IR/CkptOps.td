@@ -872,48 +872,76 @@ def Ckpt_BatchNormOp : Ckpt_InferringOp<"batch_norm",
     root), then scales by the optional `weight` and shifts by the optional
     `bias` (both `[C]`). `M` must be more than 1.
 
-    The results are the output, the per-channel batch `mean` and
-    reciprocal standard deviation `rstd` (`[C]`; the gradient reads them),
-    and the running statistics after this batch, as PyTorch updates them:
-
-    - `new_running_mean = (1 - momentum) * running_mean + momentum * mean`
-    - `new_running_var = (1 - momentum) * running_var + momentum * var * M / (M - 1)`
-      (the unbiased batch variance).
-
-    The running statistics are values, not buffers: the op reads
-    `running_mean` and `running_var` and returns the updated statistics
-    as new results, mutating nothing. Running it again (a recomputation
-    during backward) therefore computes the same values and cannot update
-    the statistics twice. A forward graph returns them after its loss, and
-    its training step returns them in turn (`ckpt-autodiff`).
-    They have no gradient. All operands share one element type;
-    `momentum` lies in `[0, 1]` (default 0.1) and `eps` is non-negative
-    (default 1e-5). As in PyTorch's CPU kernel, the per-channel sums of
-    `f32` values accumulate in `f64`.
+    The results are the output and the per-channel batch `mean` and
+    reciprocal standard deviation `rstd` (`[C]`; the gradient reads them).
+    The running statistics PyTorch updates in the same call are another
+    op's, `ckpt.batch_norm_update_stats`, which reads this op's `mean`: a
+    recomputation of the normalisation during backward then computes
+    exactly what the forward's did, and nothing else. All operands share
+    one element type; `eps` is non-negative (default 1e-5). As in
+    PyTorch's CPU kernel, the per-channel sums of `f32` values accumulate
+    in `f64`.
 
     Example:
 
     ```mlir
-    %y, %mean, %rstd, %rm, %rv = ckpt.batch_norm %x weight %g bias %b running_mean %m running_var %v
-        : (tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
-        -> (tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+    %y, %mean, %rstd = ckpt.batch_norm %x weight %g bias %b
+        : (tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>)
+        -> (tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>)
     ```
   }];
   let arguments = (ins Ckpt_FloatTensor:$input,
                        Optional<Ckpt_FloatTensor>:$weight,
                        Optional<Ckpt_FloatTensor>:$bias,
-                       Ckpt_FloatTensor:$running_mean,
-                       Ckpt_FloatTensor:$running_var,
-                       DefaultValuedAttr<F64Attr, "0.1">:$momentum,
                        DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
   let results = (outs Ckpt_FloatTensor:$result, Ckpt_FloatTensor:$mean,
-                      Ckpt_FloatTensor:$rstd,
-                      Ckpt_FloatTensor:$new_running_mean,
+                      Ckpt_FloatTensor:$rstd);
+  let assemblyFormat = [{
+    $input (`weight` $weight^)? (`bias` $bias^)? (`eps` `=` $eps^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Ckpt_BatchNormUpdateStatsOp : Ckpt_InferringOp<"batch_norm_update_stats",
+    [Ckpt_StopsGradient] # Ckpt_CostedWithScratch> {
+  let summary = "running statistics of batch normalisation after a batch (the update torch.nn.functional.batch_norm makes in training mode)";
+  let description = [{
+    The running statistics after one training batch, as PyTorch updates
+    them, from the batch norm's `input` (`M` values per channel) and the
+    batch `mean` that `ckpt.batch_norm` computed from it:
+
+    - `new_running_mean = (1 - momentum) * running_mean + momentum * mean`
+    - `new_running_var = (1 - momentum) * running_var + momentum * var`,
+      where `var` is the unbiased batch variance, the sum of the squares
+      of `input - mean` over `M - 1` (summed in `f64` for `f32`, as
+      `ckpt.batch_norm` sums them).
+
+    The statistics are values, not buffers: the op reads `running_mean`
+    and `running_var` and returns the updated statistics, mutating
+    nothing; a forward graph returns them after its loss, and its training
+    step returns them in turn (`ckpt-autodiff`). They are outside autograd,
+    as PyTorch's buffers are: no gradient flows through this op, and
+    backward never reads its results, so no plan recomputes it. All
+    operands share one element type; `mean` and the running statistics
+    are `[C]`; `momentum` lies in `[0, 1]` (default 0.1).
+
+    Example:
+
+    ```mlir
+    %rm, %rv = ckpt.batch_norm_update_stats %x, %mean running_mean %m running_var %v
+        : (tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>)
+        -> (tensor<16xf32>, tensor<16xf32>)
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input, Ckpt_FloatTensor:$mean,
+                       Ckpt_FloatTensor:$running_mean,
+                       Ckpt_FloatTensor:$running_var,
+                       DefaultValuedAttr<F64Attr, "0.1">:$momentum);
+  let results = (outs Ckpt_FloatTensor:$new_running_mean,
                       Ckpt_FloatTensor:$new_running_var);
   let assemblyFormat = [{
-    $input (`weight` $weight^)? (`bias` $bias^)?
-    `running_mean` $running_mean `running_var` $running_var
-    (`momentum` `=` $momentum^)? (`eps` `=` $eps^)? attr-dict `:`
+    $input `,` $mean `running_mean` $running_mean `running_var` $running_var
+    (`momentum` `=` $momentum^)? attr-dict `:`
     functional-type(operands, results)
   }];
 }
