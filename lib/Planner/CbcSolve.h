@@ -93,6 +93,14 @@ inline void solveWithin(Cbc_Model *model, double seconds, int64_t nodes) {
                         static_cast<int>(std::min<int64_t>(nodes, INT32_MAX)));
   Cbc_setAllowableGap(model, 0.5);
   Cbc_setAllowableFractionGap(model, 0);
+  // Without the diving heuristics: on an op-level program of a MobileNet V2
+  // step, a dive's simplex failed an assertion inside CLP (built with its
+  // assertions on), which aborted the whole tool. Branching and the MIP
+  // start find the plans instead.
+  for (const char *dive :
+       {"DivingSome", "DivingCoefficient", "DivingFractional", "DivingGuided",
+        "DivingLineSearch", "DivingPseudoCost", "DivingVectorLength"})
+    Cbc_setParameter(model, dive, "off");
   Cbc_solve(model);
 }
 
