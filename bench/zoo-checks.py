@@ -8,8 +8,9 @@ For each model it imports the step, runs it with ckpt-run and checks:
 - f64 gradients against PyTorch's autograd: global relative L2 over all
   gradients (and the loss) <= 1e-8;
 - f32 the same, <= 1e-4, or, where two f32 runs cannot agree that well
-  (batch norm over 2 values per channel), our f32 gradients as close to
-  PyTorch's f64 ones as PyTorch's f32 gradients are (within 2x);
+  (batch norm over 2 values per channel, a max pool's near-ties), our f32
+  gradients within 1e-4 of PyTorch's f64 ones, or as close to them as
+  PyTorch's f32 gradients are (within 2x);
 - saved activation bytes against what autograd saves
   (test/Torch/Inputs/torch_oracle.py: node by node, documented
   differences apart);
@@ -260,11 +261,13 @@ def main():
             failed += 1
             continue
         ours, theirs, differing = r["saved"]
-        # In f32 the gradients match PyTorch's f32 ones, or are as close
-        # to the f64 ones as PyTorch's own (batch norm over 2 values per
-        # channel is too ill-conditioned for two f32 runs to agree).
+        # In f32 the gradients match PyTorch's f32 ones, or the f64 ones
+        # within 1e-4, or as closely as PyTorch's own f32 ones do (within
+        # 2x): where two f32 runs cannot agree (batch norm over 2 values
+        # per channel, a max pool's near-ties), PyTorch's f32 gradients
+        # stray from the exact ones too.
         f32_good = not with_f32 or r["f32"] <= 1e-4 or \
-            r["f32 vs f64"] <= 2 * r["torch f32 vs f64"]
+            r["f32 vs f64"] <= max(1e-4, 2 * r["torch f32 vs f64"])
         good = (r["f64"] <= 1e-8 and f32_good and differing == 0
                 and r["peaks exact"] and r["identical"] == r["planned"]
                 and len(r["planned"]) == len(plans) - 1)

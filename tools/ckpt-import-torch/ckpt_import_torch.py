@@ -900,6 +900,12 @@ def _binary_op(self, node, mnemonic, a, b):
                             f"{types}")
 
 
+# The ATen ops _binary converts whose operands are both tensors: they
+# broadcast with NumPy's rules.
+_BROADCASTING = {aten.add.Tensor, aten.sub.Tensor, aten.rsub.Tensor,
+                 aten.mul.Tensor, aten.div.Tensor}
+
+
 def _binary(mnemonic, reflected=False):
     def convert(self, node, a):
         if a.get("alpha", 1) != 1:
@@ -1214,12 +1220,17 @@ def _index_select(self, node, a):
     return _permute_op(self, node, gathered, back)
 
 
-def _reshape(self, node, a):
-    x = self._operand(a["self"])
-    result = self._result_type(node)
-    if result == x.type:
+def _reshape_op(self, node, x, shape):
+    if tuple(shape) == tuple(x.shape):
         return x
-    return self._emit(node, f"ckpt.reshape %{x.name} : {x.type} -> {result}")
+    return self._emit(node, f"ckpt.reshape %{x.name} : {x.type} -> "
+                            f"{_tensor_type(shape, x.dtype)}",
+                      dtype=x.dtype, shapes=[tuple(shape)])
+
+
+def _reshape(self, node, a):
+    return _reshape_op(self, node, self._operand(a["self"]),
+                       self.values[node].shape)
 
 
 def _identity(self, node, a):
@@ -1260,9 +1271,12 @@ def _to_copy(self, node, a):
 
 
 def _permute_op(self, node, x, permutation):
-    if list(permutation) == list(range(len(permutation))):
-        return x
     shape = tuple(x.shape[p] for p in permutation)
+    # Moving only dimensions of size 1 keeps the elements' order: a view
+    # (matmul's decomposition makes such permutations around a bmm).
+    moved = [p for p in permutation if x.shape[p] != 1]
+    if moved == sorted(moved):
+        return _reshape_op(self, node, x, shape)
     return self._emit(node, f"ckpt.transpose %{x.name} permutation = "
                             f"[{', '.join(map(str, permutation))}] : "
                             f"{x.type} -> {_tensor_type(shape, x.dtype)}",
@@ -1290,10 +1304,26 @@ def _permute(self, node, a):
                                        for d in self.static(a["dims"])])
 
 
+def _broadcasts_itself(self, user, expanded, shape):
+    """Whether `user` is an elementwise op that gives the same result with
+    `expanded` (an expand of a tensor of `shape`) unexpanded."""
+    if user.target not in _BROADCASTING:
+        return False
+    shapes = [shape if arg is expanded else
+              tuple(self.values[arg].shape) if isinstance(arg, torch.fx.Node)
+              else () for arg in user.args[:2]]
+    return torch.broadcast_shapes(*shapes) == tuple(self.values[user].shape)
+
+
 def _expand(self, node, a):
     x = self._operand(a["self"])
     result = self._result_type(node)
     if result == x.type:
+        return x
+    # PyTorch's expand is a view: an elementwise op that broadcasts by
+    # itself reads the small tensor, and saves it (x / norm.expand_as(x)).
+    if all(_broadcasts_itself(self, user, node, x.shape)
+           for user in node.users):
         return x
     return self._emit(node, f"ckpt.broadcast_to %{x.name} : {x.type} -> "
                             f"{result}")
@@ -1314,10 +1344,7 @@ def _slice_op(self, node, x, dim, start, end, step):
 
 
 def _drop_dim(self, node, x, dim):
-    shape = x.shape[:dim] + x.shape[dim + 1:]
-    return self._emit(node, f"ckpt.reshape %{x.name} : {x.type} -> "
-                            f"{_tensor_type(shape, x.dtype)}",
-                      dtype=x.dtype, shapes=[shape])
+    return _reshape_op(self, node, x, x.shape[:dim] + x.shape[dim + 1:])
 
 
 def _slice(self, node, a):

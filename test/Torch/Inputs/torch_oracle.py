@@ -23,7 +23,8 @@ import ckpt_import_torch  # noqa: E402
 
 aten = torch.ops.aten
 # Ops whose result is their operand's storage in PyTorch (views) or value
-# to ckpt: reshapes (views in both), copies that ckpt does not make,
+# to ckpt: reshapes and as_strided as the identity (the only one the
+# importer takes; views in both), copies that ckpt does not make,
 # broadcasts and transposes (views in PyTorch; ckpt keeps one of the
 # operand and the result, of the same bytes: grouped-query attention's
 # repeated keys, a transposed key).
@@ -32,7 +33,7 @@ _SAME_VALUE = {aten.view.default, aten._unsafe_view.default,
                aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
                aten.alias.default, aten.clone.default, aten._to_copy.default,
                aten.expand.default, aten.permute.default,
-               aten.transpose.int, aten.t.default}
+               aten.transpose.int, aten.t.default, aten.as_strided.default}
 
 
 # Views of part of a tensor: PyTorch saves (and keeps alive) the whole
@@ -45,14 +46,17 @@ _SPLITS = {aten.split.Tensor, aten.split_with_sizes.default,
 def storage_owner(node):
     """The node whose memory a view chain ending at `node` shares (a split
     stands for its parts: ckpt names the slices it makes for one after
-    the split)."""
+    the split). A concatenation of one tensor is a copy that ckpt does not
+    make (DenseNet's first layer of a block)."""
     while True:
         if node.target in _SAME_VALUE or node.target in _PART_OF or \
                 node.target in _SPLITS:
             node = node.args[0]
-        elif node.target is operator.getitem and \
-                node.args[0].target in _SPLITS:
-            node = node.args[0].args[0]
+        elif node.target == aten.cat.default and len(node.args[0]) == 1:
+            node = node.args[0][0]
+        elif node.target is operator.getitem:
+            # A result of a multi-result op, or a part of a split.
+            node = node.args[0]
         else:
             return node
 
@@ -202,10 +206,15 @@ def ckpt_saved(imported, report):
     there, and the output projection saves the attention's own output;
     ckpt's transpose copies it)."""
     activations, transposed, partial = {}, {}, set()
+    buffers = set()
     for tensor in report["saved_tensors"]:
-        # The random state dropout's gradient reads takes no memory.
-        if tensor["kind"] != "activation" or tensor["dtype"] == "!ckpt.rng":
+        # The random state dropout's gradient reads takes no memory, and a
+        # buffer that several saved views share counts once.
+        buffer = tensor["views"] or tensor["value"]
+        if tensor["kind"] != "activation" or tensor["dtype"] == "!ckpt.rng" \
+                or buffer in buffers:
             continue
+        buffers.add(buffer)
         table = activations
         if tensor["producer"].startswith("argument "):
             name = imported.arguments[int(tensor["producer"].split()[1])][0]
