@@ -89,24 +89,26 @@ def _small(name):
 # One small model per family of torchvision's classifiers, for the test
 # suite (each of the builders takes seconds to minutes per check): family
 # -> (what it is, image size, builder options for the families built by
-# their builder). VGG is left out: its classifier takes 7x7x512 features
-# whatever the layers (102M weights), and its ops are alexnet's.
+# their builder). Stride-32 networks with batch norms take 64x64 images
+# (their last maps are then 2x2, see bench/zoo-checks.py). VGG is left
+# out: its classifier takes 7x7x512 features whatever the layers (102M
+# weights), and its ops are alexnet's.
 SMALL_FAMILIES = {
     "alexnet": ("alexnet", 64, {}),
     "convnext": ("ConvNeXt, 2 stages of 1 block, width 8", 32, None),
     "densenet": ("DenseNet, 2 blocks of 2 layers, growth 4", 32, None),
     "efficientnet": ("EfficientNet, a fused and a depthwise stage", 32, None),
-    "googlenet": ("googlenet", 32, {"aux_logits": False,
+    "googlenet": ("googlenet", 64, {"aux_logits": False,
                                     "init_weights": False}),
     "inception": ("inception_v3", 96, {"aux_logits": False,
                                        "init_weights": False}),
     "maxvit": ("MaxVit, 2 stages of 1 block, width 8", 16, None),
-    "mnasnet": ("mnasnet0_5", 32, {}),
-    "mobilenet": ("mobilenet_v3_small", 32, {"width_mult": 0.5}),
+    "mnasnet": ("mnasnet0_5", 64, {}),
+    "mobilenet": ("mobilenet_v3_small", 64, {"width_mult": 0.5}),
     "regnet": ("RegNetY, 2 blocks, width 8", 32, None),
-    "resnet": ("resnet18", 32, {}),
-    "resnext": ("ResNet, 4 bottlenecks of 4 groups", 32, None),
-    "shufflenet": ("shufflenet_v2_x0_5", 32, {}),
+    "resnet": ("resnet18", 64, {}),
+    "resnext": ("ResNet, 4 bottlenecks of 4 groups", 64, None),
+    "shufflenet": ("shufflenet_v2_x0_5", 64, {}),
     "squeezenet": ("squeezenet1_1", 32, {}),
     "swin": ("SwinTransformer, 2 stages of 1 block, width 8", 16, None),
     "swin_v2": ("SwinTransformer V2, 2 stages of 1 block, width 8", 16,

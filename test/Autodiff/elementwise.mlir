@@ -98,3 +98,18 @@ func.func @where(%c: tensor<4x1xi1>, %t: tensor<4x8xf32> {ckpt.param}, %f: tenso
   %l = ckpt.reduce_sum %y : tensor<4x8xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// A cast's gradient is the result's gradient cast back to the operand's
+// type; the rule reads no forward value, so the cast saves nothing.
+// CHECK-LABEL: func.func @cast_train
+//  CHECK-SAME:   (%[[X:.+]]: tensor<4x8xf64> {ckpt.param})
+//       CHECK:   %[[C:.+]] = ckpt.cast %[[X]] : tensor<4x8xf64> -> tensor<4x8xf32>
+//       CHECK:   %[[DC:.+]] = ckpt.tanh_grad
+//       CHECK:   %[[DX:.+]] = ckpt.cast %[[DC]] {ckpt.backward} : tensor<4x8xf32> -> tensor<4x8xf64>
+//       CHECK:   return %{{.+}}, %[[DX]]
+func.func @cast(%x: tensor<4x8xf64> {ckpt.param}) -> tensor<f32> {
+  %c = ckpt.cast %x : tensor<4x8xf64> -> tensor<4x8xf32>
+  %t = ckpt.tanh %c : tensor<4x8xf32>
+  %l = ckpt.reduce_sum %t : tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

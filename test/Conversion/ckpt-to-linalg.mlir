@@ -109,3 +109,22 @@ func.func @no_dropout(%x: tensor<8xf32>, %rng: !ckpt.rng) -> (tensor<8xf32>, ten
   %dx = ckpt.dropout_grad %x rng %rng offset = 0 p = 0.0 : tensor<8xf32>
   return %y, %dx : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A cast extends to a wider type, rounds to a narrower one, and goes
+// between the two 16-bit types through f32.
+// CHECK-LABEL: func.func @casts
+//       CHECK:   linalg.generic
+//       CHECK:     arith.extf %{{.+}} : f32 to f64
+//       CHECK:   linalg.generic
+//       CHECK:     arith.truncf %{{.+}} : f64 to bf16
+//       CHECK:   linalg.generic
+//       CHECK:     %[[WIDE:.+]] = arith.extf %{{.+}} : bf16 to f32
+//       CHECK:     arith.truncf %[[WIDE]] : f32 to f16
+func.func @casts(%x: tensor<4xf32>) -> tensor<4xf16> {
+  %w = ckpt.cast %x : tensor<4xf32> -> tensor<4xf64>
+  %b = ckpt.cast %w : tensor<4xf64> -> tensor<4xbf16>
+  %h = ckpt.cast %b : tensor<4xbf16> -> tensor<4xf16>
+  return %h : tensor<4xf16>
+}

@@ -1265,9 +1265,17 @@ def _as_strided(self, node, a):
 
 def _to_copy(self, node, a):
     x = self._operand(a["self"])
-    if self.values[node].dtype != x.dtype:
-        raise _Unsupported("a change of element type")
-    return x
+    dtype = self.values[node].dtype
+    if dtype == x.dtype:
+        return x
+    if not (dtype.is_floating_point and x.dtype.is_floating_point) or \
+            dtype not in _ELEMENT_TYPES:
+        raise _Unsupported(f"a change of element type from {x.dtype} to "
+                           f"{dtype}")
+    # transformers' losses upcast the logits (.float()), whatever they are.
+    return self._emit(node, f"ckpt.cast %{x.name} : {x.type} -> "
+                            f"{_tensor_type(x.shape, dtype)}",
+                      dtype=dtype, shapes=[x.shape])
 
 
 def _permute_op(self, node, x, permutation):

@@ -181,6 +181,9 @@ void ckpt::populateElementwiseToLinalgPatterns(RewritePatternSet &patterns) {
   addPointwise<SqrtOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
                         return s.sqrt(x[0]);
                       });
+  addPointwise<CastOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
+                        return s.convert(x[0]);
+                      });
   addPointwise<AbsOp>(patterns, +[](ScalarBuilder &s, ValueRange x) {
                        return s.abs(x[0]);
                      });

@@ -47,6 +47,17 @@ Value ScalarBuilder::rsqrt(Value x) {
 }
 Value ScalarBuilder::sqrt(Value x) { return math::SqrtOp::create(b, loc, x); }
 Value ScalarBuilder::abs(Value x) { return math::AbsFOp::create(b, loc, x); }
+Value ScalarBuilder::convert(Value x) {
+  auto from = cast<FloatType>(x.getType()), to = cast<FloatType>(type);
+  if (from == to)
+    return x;
+  if (from.getWidth() < to.getWidth())
+    return arith::ExtFOp::create(b, loc, to, x);
+  // Between 16-bit types (bf16 and f16) through f32, which holds both.
+  if (from.getWidth() == to.getWidth())
+    x = arith::ExtFOp::create(b, loc, Float32Type::get(b.getContext()), x);
+  return arith::TruncFOp::create(b, loc, to, x);
+}
 Value ScalarBuilder::pow(Value x, Value y) {
   return math::PowFOp::create(b, loc, x, y);
 }

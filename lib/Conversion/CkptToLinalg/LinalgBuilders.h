@@ -38,6 +38,9 @@ struct ScalarBuilder {
   mlir::Value rsqrt(mlir::Value x);
   mlir::Value sqrt(mlir::Value x);
   mlir::Value abs(mlir::Value x);
+  /// x (a float of any width) in this builder's type: extended exactly, or
+  /// rounded to the nearest, ties to even.
+  mlir::Value convert(mlir::Value x);
   mlir::Value pow(mlir::Value x, mlir::Value y);
   mlir::Value min(mlir::Value x, mlir::Value y);
   mlir::Value sigmoid(mlir::Value x);

@@ -145,6 +145,30 @@ func.func @dropout_grad_p(%a: tensor<4xf32>, %r: !ckpt.rng) {
 
 // -----
 
+func.func @cast_to_itself(%a: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.cast' op converts 'f32' to itself; a cast changes the element type}}
+  %y = ckpt.cast %a : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%a: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.cast' op requires the same shape for all operands and results}}
+  %y = ckpt.cast %a : tensor<4xf32> -> tensor<2x2xf64>
+  return
+}
+
+// -----
+
+func.func @cast_integer(%a: tensor<4xi64>) {
+  // expected-error @below {{'ckpt.cast' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi64>'}}
+  %y = ckpt.cast %a : tensor<4xi64> -> tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @clamp_without_bounds(%a: tensor<4xf32>) {
   // expected-error @below {{'ckpt.clamp' op needs a 'min' or a 'max' bound}}
   %y = ckpt.clamp %a : tensor<4xf32>

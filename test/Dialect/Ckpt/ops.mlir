@@ -40,6 +40,8 @@ func.func @elementwise(%a: tensor<4x8xf32>, %v: tensor<8xf32>, %m: tensor<4x1xi1
   %sq = ckpt.sqrt %a : tensor<4x8xf32>
   // CHECK: ckpt.abs %[[A]] : tensor<4x8xf32>
   %ab = ckpt.abs %a : tensor<4x8xf32>
+  // CHECK: ckpt.cast %[[A]] : tensor<4x8xf32> -> tensor<4x8xbf16>
+  %ca = ckpt.cast %a : tensor<4x8xf32> -> tensor<4x8xbf16>
   // CHECK: ckpt.pow %[[A]] exponent = 3.000000e+00 : tensor<4x8xf32>
   %pw = ckpt.pow %a exponent = 3.0 : tensor<4x8xf32>
   // CHECK: ckpt.clamp %[[A]] min = 0.000000e+00 max = 6.000000e+00 : tensor<4x8xf32>

@@ -116,3 +116,14 @@ class ComputedMask(nn.Module):
         masked = F.scaled_dot_product_attention(q, q, q, attn_mask=keep)
         flat = F.scaled_dot_product_attention(q[0], q[0], q[0])
         return masked.sum() + flat.sum()
+
+
+class IntegerCast(nn.Module):
+    """Float to integer and back: not a cast between float types."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.fc(x).long().float().sum()

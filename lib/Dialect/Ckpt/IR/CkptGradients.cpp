@@ -325,6 +325,18 @@ LogicalResult PowOp::buildGradients(OpBuilder &builder,
   return success();
 }
 
+SmallVector<Value> CastOp::getSavedValues(ArrayRef<bool>) { return {}; }
+
+LogicalResult CastOp::buildGradients(OpBuilder &builder,
+                                     ArrayRef<Value> resultGrads,
+                                     ArrayRef<bool>,
+                                     SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign({CastOp::create(builder, getLoc(),
+                                      getInput().getType(), resultGrads[0])
+                           .getResult()});
+  return success();
+}
+
 SmallVector<Value> ClampOp::getSavedValues(ArrayRef<bool>) {
   return {getInput()};
 }

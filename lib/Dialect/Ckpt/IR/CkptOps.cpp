@@ -398,6 +398,14 @@ static LogicalResult verifyClampBounds(Operation *op,
   return success();
 }
 
+LogicalResult CastOp::verify() {
+  Type element = getInput().getType().getElementType();
+  if (element == getType().getElementType())
+    return emitOpError("converts ")
+           << element << " to itself; a cast changes the element type";
+  return success();
+}
+
 LogicalResult ClampOp::verify() {
   return verifyClampBounds(*this, getMin(), getMax());
 }

@@ -171,6 +171,28 @@ def Ckpt_SigmoidOp : Ckpt_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Ckpt_ReluOp : Ckpt_UnaryOp<"relu", "max(x, 0)">;
 def Ckpt_SiluOp : Ckpt_UnaryOp<"silu", "x * sigmoid(x)">;
 
+def Ckpt_CastOp : Ckpt_Op<"cast", [Pure, SameOperandsAndResultShape] #
+                                   Ckpt_Differentiable> {
+  let summary = "elementwise conversion to another floating-point type (torch.Tensor.to(dtype))";
+  let description = [{
+    Converts every element to the result's element type: exactly to a
+    wider type, rounded to the nearest (ties to even) to a narrower one.
+    The gradient converts the result's gradient back to the operand's
+    type, and reads no forward value. The shape stays; the element types
+    differ.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.cast %x : tensor<8x512xf64> -> tensor<8x512xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$input);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Ckpt_PowOp : Ckpt_Op<"pow", [Pure, SameOperandsAndResultType] #
                                 Ckpt_Differentiable> {
   let summary = "elementwise power by a constant exponent (torch.pow)";
