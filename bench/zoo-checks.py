@@ -6,7 +6,9 @@ and BERT (examples/torch/transformers_models.py, "sdpa" attention).
 
 For each model it imports the step, runs it with ckpt-run and checks:
 - f64 gradients against PyTorch's autograd: global relative L2 over all
-  gradients (and the loss) <= 1e-8;
+  gradients (and the loss) <= 1e-8, or <= 1e-6 where the model computes
+  parts in f32 whatever its type (its import casts: Llama's RMSNorm
+  upcasts its input), marked "f32 inside";
 - f32 the same, <= 1e-4, or, where two f32 runs cannot agree that well
   (batch norm over 2 values per channel, a max pool's near-ties), our f32
   gradients within 1e-4 of PyTorch's f64 ones, or as close to them as
@@ -54,6 +56,10 @@ zoo = __import__("torchvision-zoo")
 TRANSFORMERS = {"gpt2": ["tokens"], "llama": ["tokens"],
                 "bert": ["tokens", "labels"]}
 PLANS = ("none", "sqrt", "dp", "tensor")
+# f64 gradients against autograd's: a model computed in f64 throughout,
+# and one that computes parts in f32 whatever its type (float32 rounding
+# in both, summed in different orders).
+F64_TOLERANCE, F32_INSIDE_TOLERANCE = 1e-8, 1e-6
 
 
 def vit_size(name):
@@ -79,8 +85,12 @@ def build(name, dtype):
         spec = os.path.join(root, "examples", "torch",
                             "transformers_models.py") + ":" + name
         shapes = [f"{n}=2,16:int64:256" for n in TRANSFORMERS[name]]
-        model, inputs = ckpt_import_torch.load_model(
-            spec, ['attention="sdpa"'], shapes)
+        # In f64, the decoders' loss in f64 too: the library's upcasts
+        # the logits to f32 (examples/torch/transformers_models.py).
+        arguments = ['attention="sdpa"'] + (
+            ["library_loss=False"] if dtype == torch.float64 and
+            name != "bert" else [])
+        model, inputs = ckpt_import_torch.load_model(spec, arguments, shapes)
     else:
         # Dropout and stochastic depth off: PyTorch's random numbers are
         # not ours (test/Torch/dropout-plans.test checks plans with
@@ -193,7 +203,6 @@ def check(name, plans, with_f32):
     f64 checks the arithmetic; without f32, the plans run in f64."""
     row = {"model": name}
     planned_dtype = torch.float32 if with_f32 else torch.float64
-    tolerance = 1e-4 if with_f32 else 1e-8
     with tempfile.TemporaryDirectory() as scratch:
         planned = os.path.join(scratch, "planned")
         f64 = os.path.join(scratch, "f64")
@@ -202,6 +211,12 @@ def check(name, plans, with_f32):
         start = time.time()
         result, model, inputs = imported_step(name, planned_dtype, planned)
         row["import s"] = time.time() - start
+        f64_text = imported_step(name, torch.float64, f64)[0].text \
+            if with_f32 else result.text
+        row["f32 inside"] = "ckpt.cast" in f64_text
+        row["f64 tolerance"] = F32_INSIDE_TOLERANCE if row["f32 inside"] \
+            else F64_TOLERANCE
+        tolerance = 1e-4 if with_f32 else row["f64 tolerance"]
         row["ops"] = sum(1 for line in result.text.splitlines()
                          if "= ckpt." in line)
         row["saved"] = saved_bytes(result, model, inputs)
@@ -218,8 +233,7 @@ def check(name, plans, with_f32):
                 row.setdefault("notes", []).append(f"{plan}: {failure}")
         if with_f32:
             row["f32"] = errors["none"]
-            imported_step(name, torch.float64, f64)
-            row["f64"] = run_plan(f64, "none", 1e-8)[0]
+            row["f64"] = run_plan(f64, "none", row["f64 tolerance"])[0]
             # f32 against f64: ours, and PyTorch's own.
             row["f32 vs f64"] = gradient_difference(
                 os.path.join(planned, "out-none"), os.path.join(f64, "ref"))
@@ -279,14 +293,16 @@ def main():
         # stray from the exact ones too.
         f32_good = not with_f32 or r["f32"] <= 1e-4 or \
             r["f32 vs f64"] <= max(1e-4, 2 * r["torch f32 vs f64"])
-        good = (r["f64"] <= 1e-8 and f32_good and differing == 0
+        good = (r["f64"] <= r["f64 tolerance"] and f32_good and differing == 0
                 and r["peaks exact"] and r["identical"] == r["planned"]
                 and len(r["planned"]) == len(plans) - 1)
         failed += not good
         f32 = (f"{r['f32']:.1e} | {r['f32 vs f64']:.1e} "
                f"({r['torch f32 vs f64']:.1e})") if with_f32 else "- | -"
+        f64 = f"{r['f64']:.1e}" + (" (f32 inside)" if r["f32 inside"]
+                                    else "")
         print(f"| {name} | {r['ops']} | {ours} | {theirs} | {differing} | "
-              f"{r['f64']:.1e} | {f32} | "
+              f"{f64} | {f32} | "
               f"{', '.join(r['identical']) or 'none'}"
               f"{'' if r['identical'] == r['planned'] else ' (not all)'} | "
               f"{'yes' if r['peaks exact'] else 'no, %d B off' % r['peak deviation']}"
