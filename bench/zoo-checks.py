@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The zoo's checks, one table row per model: torchvision's classifiers
 (as bench/torchvision-zoo.py builds them, but the ViTs at two patches a
-side) and transformers' GPT-2, Llama
-and BERT (examples/torch/transformers_models.py, "sdpa" attention).
+side, and its SMALL_FAMILIES by family name) and transformers' decoders
+and encoders (examples/torch/transformers_models.py, "sdpa" attention
+where the library has it).
 
 For each model it imports the step, runs it with ckpt-run and checks:
 - f64 gradients against PyTorch's autograd: global relative L2 over all
@@ -53,8 +54,34 @@ import torch_oracle  # noqa: E402
 
 zoo = __import__("torchvision-zoo")
 
-TRANSFORMERS = {"gpt2": ["tokens"], "llama": ["tokens"],
-                "bert": ["tokens", "labels"]}
+# transformers' models: the builder in examples/torch/transformers_models.py
+# and its arguments (the attention "sdpa" unless given); decoders take
+# tokens, encoders tokens and labels.
+DECODERS = {
+    "gpt2": ("gpt2", []), "llama": ("llama", []),
+    "mistral": ("causal_lm", ['architecture="mistral"', "num_key_value_heads=2"]),
+    "qwen2": ("causal_lm", ['architecture="qwen2"', "num_key_value_heads=2"]),
+    "gemma": ("causal_lm", ['architecture="gemma"', "num_key_value_heads=2",
+                            "head_dim=16"]),
+    "phi": ("causal_lm", ['architecture="phi"']),
+    "phi3": ("causal_lm", ['architecture="phi3"', "num_key_value_heads=2",
+                           "pad_token_id=0"]),
+    "olmo": ("causal_lm", ['architecture="olmo"']),
+    "gpt_neox": ("causal_lm", ['architecture="gpt_neox"']),
+    "gptj": ("causal_lm", ['architecture="gptj"', "rotary_dim=8"]),
+    "gpt_bigcode": ("causal_lm", ['architecture="gpt_bigcode"']),
+    "falcon": ("causal_lm", ['architecture="falcon"']),
+    "opt": ("causal_lm", ['architecture="opt"']),
+    # The library has no sdpa attention for BLOOM (ALiBi biases).
+    "bloom": ("causal_lm", ['architecture="bloom"', 'attention="eager"']),
+}
+ENCODERS = {
+    "bert": ("bert", []),
+    "distilbert": ("masked_lm", ['architecture="distilbert"']),
+    "electra": ("masked_lm", ['architecture="electra"']),
+    "albert": ("masked_lm", ['architecture="albert"']),
+}
+TRANSFORMERS = {**DECODERS, **ENCODERS}
 PLANS = ("none", "sqrt", "dp", "tensor")
 # f64 gradients against autograd's: a model computed in f64 throughout,
 # and one that computes parts in f32 whatever its type (float32 rounding
@@ -82,14 +109,17 @@ def build(name, dtype):
     """The module and its example inputs, in `dtype`."""
     torch.manual_seed(0)
     if name in TRANSFORMERS:
+        builder, arguments = TRANSFORMERS[name]
         spec = os.path.join(root, "examples", "torch",
-                            "transformers_models.py") + ":" + name
-        shapes = [f"{n}=2,16:int64:256" for n in TRANSFORMERS[name]]
+                            "transformers_models.py") + ":" + builder
+        shapes = [f"{n}=2,16:int64:256" for n in
+                  (["tokens"] if name in DECODERS else ["tokens", "labels"])]
+        if not any(a.startswith("attention=") for a in arguments):
+            arguments = arguments + ['attention="sdpa"']
         # In f64, the decoders' loss in f64 too: the library's upcasts
         # the logits to f32 (examples/torch/transformers_models.py).
-        arguments = ['attention="sdpa"'] + (
-            ["library_loss=False"] if dtype == torch.float64 and
-            name != "bert" else [])
+        if dtype == torch.float64 and name in DECODERS:
+            arguments = arguments + ["library_loss=False"]
         model, inputs = ckpt_import_torch.load_model(spec, arguments, shapes)
     else:
         # Dropout and stochastic depth off: PyTorch's random numbers are
@@ -192,7 +222,8 @@ def saved_bytes(result, model, inputs):
     report = run(["ckpt-opt", "-", "--ckpt-pipeline=strategy=none",
                   "--ckpt-report=format=json", "-o", os.devnull],
                  input=result.text)
-    ours, _, partial = torch_oracle.ckpt_saved(result, json.loads(report)[0])
+    ours, _, _, partial = torch_oracle.ckpt_saved(result,
+                                                  json.loads(report)[0])
     theirs, _ = torch_oracle.pytorch_saved(result, model, inputs)
     differing, _ = torch_oracle.compare(ours, partial, theirs)
     return sum(ours.values()), sum(theirs.values()), len(differing)

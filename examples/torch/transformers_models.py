@@ -1,4 +1,5 @@
-"""transformers' GPT-2, Llama and BERT, built from tiny configurations
+"""transformers' GPT-2, Llama and BERT, and its other decoders and
+encoders alike (causal_lm, masked_lm), built from tiny configurations
 (no download), each under the library's own language-modelling loss
 (`labels=`): next-token cross-entropy for the decoders, whose shifted
 labels the library pads with the ignored index -100, and token
@@ -40,33 +41,59 @@ class MaskedLmLoss(nn.Module):
         return self.model(input_ids=tokens, labels=labels).loss
 
 
+def _config(architecture, layers, width, heads, vocab, context, dropout,
+            attention, **options):
+    """The library's configuration of `architecture` at these sizes (each
+    configuration maps the common names onto its own: GPT-2's n_embd is
+    hidden_size), the feed-forward width twice the model's, and every
+    dropout probability `dropout` (however the configuration names it:
+    attention_dropout, resid_pdrop, hidden_dropout_prob, ...)."""
+    config = transformers.AutoConfig.for_model(
+        architecture, num_hidden_layers=layers, hidden_size=width,
+        intermediate_size=2 * width, num_attention_heads=heads,
+        vocab_size=vocab, max_position_embeddings=context,
+        attn_implementation=attention, **options)
+    for key, value in config.to_dict().items():
+        if ("dropout" in key or key.endswith("pdrop")) and \
+                isinstance(value, float):
+            setattr(config, key, dropout)
+    return config
+
+
+def causal_lm(architecture, layers=2, width=64, heads=4, vocab=256,
+              context=32, dropout=0.0, attention="eager", library_loss=True,
+              **options):
+    """A decoder of the library (mistral, qwen2, phi, falcon, ...) under
+    next-token cross-entropy; `options` go to its configuration."""
+    config = _config(architecture, layers, width, heads, vocab, context,
+                     dropout, attention, **options)
+    return NextTokenLoss(
+        transformers.AutoModelForCausalLM.from_config(config), library_loss)
+
+
+def masked_lm(architecture, layers=2, width=64, heads=4, vocab=256,
+              context=32, dropout=0.0, attention="eager", **options):
+    """An encoder of the library (bert, distilbert, electra, ...) under
+    its masked-LM head's cross-entropy against labels."""
+    config = _config(architecture, layers, width, heads, vocab, context,
+                     dropout, attention, **options)
+    return MaskedLmLoss(transformers.AutoModelForMaskedLM.from_config(config))
+
+
 def gpt2(layers=2, width=64, heads=4, vocab=256, context=32, dropout=0.0,
          attention="eager", library_loss=True):
-    config = transformers.GPT2Config(
-        n_layer=layers, n_embd=width, n_head=heads, vocab_size=vocab,
-        n_positions=context, resid_pdrop=dropout, embd_pdrop=dropout,
-        attn_pdrop=dropout, bos_token_id=0, eos_token_id=0,
-        attn_implementation=attention)
-    return NextTokenLoss(transformers.GPT2LMHeadModel(config), library_loss)
+    return causal_lm("gpt2", layers, width, heads, vocab, context, dropout,
+                     attention, library_loss, bos_token_id=0, eos_token_id=0)
 
 
 def llama(layers=2, width=64, heads=4, kv_heads=2, vocab=256, context=32,
           attention="eager", library_loss=True):
-    config = transformers.LlamaConfig(
-        num_hidden_layers=layers, hidden_size=width,
-        intermediate_size=2 * width, num_attention_heads=heads,
-        num_key_value_heads=kv_heads, vocab_size=vocab,
-        max_position_embeddings=context, bos_token_id=0, eos_token_id=0,
-        attn_implementation=attention)
-    return NextTokenLoss(transformers.LlamaForCausalLM(config), library_loss)
+    return causal_lm("llama", layers, width, heads, vocab, context, 0.0,
+                     attention, library_loss, num_key_value_heads=kv_heads,
+                     bos_token_id=0, eos_token_id=0)
 
 
 def bert(layers=2, width=64, heads=4, vocab=256, context=32, dropout=0.0,
          attention="eager"):
-    config = transformers.BertConfig(
-        num_hidden_layers=layers, hidden_size=width,
-        intermediate_size=2 * width, num_attention_heads=heads,
-        vocab_size=vocab, max_position_embeddings=context,
-        hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout,
-        attn_implementation=attention)
-    return MaskedLmLoss(transformers.BertForMaskedLM(config))
+    return masked_lm("bert", layers, width, heads, vocab, context, dropout,
+                     attention)

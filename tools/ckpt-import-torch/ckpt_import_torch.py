@@ -491,6 +491,9 @@ class _Importer:
         self.leaf_modules = {path for path, m in module.named_modules()
                              if path and not any(True for _ in m.children())}
         self.op_names = {}  # node -> the name its ops and location carry
+        # Transposed matrices that matrix products read as weights (their
+        # value here is the matrix untransposed: _matmul).
+        self.weight_transposes = set()
         # (_Value, kind, array, attributes, name in the module)
         self.arguments = []
         self.env = {}  # node -> _Value or list of _Value
@@ -885,12 +888,24 @@ def _gelu(self, node, a):
 
 
 def _binary_op(self, node, mnemonic, a, b):
-    # Either side may be a Python number (`2 - x` is rsub(x, 2)).
-    tensor = next(v for v in (a, b) if isinstance(v, torch.fx.Node))
-    like = self.values[tensor]
-    lhs, rhs = self._operand(a, like), self._operand(b, like)
-    if not (lhs.dtype.is_floating_point and rhs.dtype.is_floating_point):
-        raise _Unsupported("integer tensors")
+    # Either side may be a Python number (`2 - x` is rsub(x, 2)), in the
+    # result's type.
+    result_value = self.values[node]
+    dtype = result_value.dtype
+
+    def operand(arg):
+        # Operands of two float types compute in the wider, as PyTorch
+        # promotes them (OLMo's float32 rotary tables on float64
+        # queries); a constant promoted is a constant still.
+        if isinstance(arg, torch.fx.Node) and self.constant[arg] and \
+                self.values[arg].dtype.is_floating_point:
+            return self._constant(self.values[arg].to(dtype), arg.name)
+        value = self._operand(arg, result_value)
+        if not value.dtype.is_floating_point:
+            raise _Unsupported("integer tensors")
+        return _cast_op(self, node, value, dtype)
+
+    lhs, rhs = operand(a), operand(b)
     result = self._result_type(node)
     if lhs.type == rhs.type == result:
         types = lhs.type
@@ -973,9 +988,18 @@ def _matmul_op(self, node, lhs, rhs, shape):
 
 
 def _matmul(self, node, a):
-    lhs, rhs = self._operand(a["self"]), self._operand(a["other" if "other"
-                                                          in a else "mat2"])
+    rhs_node = a["other" if "other" in a else "mat2"]
+    lhs, rhs = self._operand(a["self"]), self._operand(rhs_node)
+    if rhs_node in self.weight_transposes:
+        # rhs is the matrix untransposed (_permute_node): x @ W.T.
+        return self._emit(node, f"ckpt.linear %{lhs.name}, %{rhs.name} : "
+                                f"({lhs.type}, {rhs.type}) -> "
+                                f"{self._result_type(node)}")
     return _matmul_op(self, node, lhs, rhs, tuple(self.values[node].shape))
+
+
+# The matrix products _matmul converts.
+_MATRIX_PRODUCTS = {aten.matmul.default, aten.mm.default}
 
 
 def _addmm(self, node, a):
@@ -1201,12 +1225,28 @@ def _gather_rows(self, node, table, indices):
 
 
 def _index(self, node, a):
+    # One index tensor, on any dimension (x[..., index, ...]): that
+    # dimension's rows gathered, moved to the front and back (the index's
+    # dimensions where the indexed one was).
     indices = list(a["indices"])
-    if len(indices) != 1 or indices[0] is None:
-        raise _Unsupported("indices other than one tensor on the first "
-                           "dimension")
-    return _gather_rows(self, node, self._operand(a["self"]),
-                        self._operand(indices[0]))
+    given = [d for d, index in enumerate(indices) if index is not None]
+    if len(given) != 1:
+        raise _Unsupported("indices other than one tensor")
+    x = self._operand(a["self"])
+    dim = given[0]
+    index = indices[dim]
+    if self.constant[index] and (self.values[index] < 0).any():
+        # A constant index counting from the end (falcon's qkv[..., [-2]]).
+        index = self._constant(self.values[index] % x.shape[dim], "index")
+    else:
+        index = self._operand(index)
+    order = [dim] + [d for d in range(len(x.shape)) if d != dim]
+    gathered = _gather_rows(self, node, _permute_op(self, node, x, order),
+                            index)
+    k = len(index.shape)
+    back = list(range(k, k + dim)) + list(range(k)) + \
+        list(range(k + dim, len(gathered.shape)))
+    return _permute_op(self, node, gathered, back)
 
 
 def _index_select(self, node, a):
@@ -1263,19 +1303,23 @@ def _as_strided(self, node, a):
     return x
 
 
-def _to_copy(self, node, a):
-    x = self._operand(a["self"])
-    dtype = self.values[node].dtype
+def _cast_op(self, node, x, dtype):
+    """x in `dtype`, both floating-point types."""
     if dtype == x.dtype:
         return x
     if not (dtype.is_floating_point and x.dtype.is_floating_point) or \
             dtype not in _ELEMENT_TYPES:
         raise _Unsupported(f"a change of element type from {x.dtype} to "
                            f"{dtype}")
-    # transformers' losses upcast the logits (.float()), whatever they are.
     return self._emit(node, f"ckpt.cast %{x.name} : {x.type} -> "
                             f"{_tensor_type(x.shape, dtype)}",
                       dtype=dtype, shapes=[x.shape])
+
+
+def _to_copy(self, node, a):
+    # transformers' losses upcast the logits (.float()), whatever they are.
+    return _cast_op(self, node, self._operand(a["self"]),
+                    self.values[node].dtype)
 
 
 def _permute_op(self, node, x, permutation):
@@ -1291,6 +1335,18 @@ def _permute_op(self, node, x, permutation):
                       dtype=x.dtype, shapes=[shape])
 
 
+def _permute_node(self, node, x, permutation):
+    # A transposed matrix that only matrix products read, as their right
+    # operand, stays as it is: they read it as a linear layer's weight
+    # (x @ W.T is linear(x, W)), so no transposed copy is made or saved.
+    if permutation == [1, 0] and node.users and all(
+            user.target in _MATRIX_PRODUCTS and user.args[1] is node and
+            user.args[0] is not node for user in node.users):
+        self.weight_transposes.add(node)
+        return x
+    return _permute_op(self, node, x, permutation)
+
+
 def _transpose(self, node, a):
     x = self._operand(a["self"])
     rank = len(x.shape)
@@ -1298,18 +1354,18 @@ def _transpose(self, node, a):
                      for d in ("dim0", "dim1"))
     permutation = list(range(rank))
     permutation[first], permutation[second] = second, first
-    return _permute_op(self, node, x, permutation)
+    return _permute_node(self, node, x, permutation)
 
 
 def _t(self, node, a):
     x = self._operand(a["self"])
-    return _permute_op(self, node, x, list(reversed(range(len(x.shape)))))
+    return _permute_node(self, node, x, list(reversed(range(len(x.shape)))))
 
 
 def _permute(self, node, a):
     x = self._operand(a["self"])
-    return _permute_op(self, node, x, [_normalize_dim(d, len(x.shape))
-                                       for d in self.static(a["dims"])])
+    return _permute_node(self, node, x, [_normalize_dim(d, len(x.shape))
+                                         for d in self.static(a["dims"])])
 
 
 def _broadcasts_itself(self, user, expanded, shape):

@@ -92,8 +92,12 @@ struct SliceBox {
 SliceBox sliceBox(OpBuilder &b, RankedTensorType full, RankedTensorType part,
                   int64_t dim, int64_t start, int64_t step) {
   SliceBox box;
+  // An empty part may start at the end (x[..., 16:] of 16 columns, where
+  // rotary embeddings cover a whole head), which extract_slice rejects as
+  // out of bounds: it starts at 0 instead.
+  bool empty = part.getDimSize(dim) == 0;
   for (int64_t d = 0; d < full.getRank(); ++d) {
-    box.offsets.push_back(b.getIndexAttr(d == dim ? start : 0));
+    box.offsets.push_back(b.getIndexAttr(d == dim && !empty ? start : 0));
     box.sizes.push_back(b.getIndexAttr(part.getDimSize(d)));
     box.strides.push_back(b.getIndexAttr(d == dim ? step : 1));
   }

@@ -32,3 +32,26 @@ class Attention(nn.Module):
         biased = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, enable_gqa=True)
         y = (causal + banded * biased).transpose(1, 2).reshape(n, t, width)
         return F.mse_loss(self.out(y), target)
+
+
+class MultiQuery(nn.Module):
+    """One key and value head repeated for every query head by an expand
+    before attention (as gpt_bigcode does), under a boolean mask passed
+    explicitly (PyTorch keeps it made additive)."""
+
+    def __init__(self, width=16, heads=4):
+        super().__init__()
+        self.heads, self.head = heads, width // heads
+        self.qkv = nn.Linear(width, width + 2 * self.head)
+        self.out = nn.Linear(width, width)
+
+    def forward(self, x, target):
+        n, t, width = x.shape
+        q, k, v = self.qkv(x).split([width, self.head, self.head], dim=-1)
+        q = q.view(n, t, self.heads, self.head).transpose(1, 2)
+        k, v = (z.unsqueeze(1).expand(n, self.heads, t, self.head)
+                for z in (k, v))
+        mask = torch.ones(t, t, dtype=torch.bool).tril()
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return F.mse_loss(self.out(y.transpose(1, 2).reshape(n, t, width)),
+                          target)

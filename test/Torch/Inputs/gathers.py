@@ -1,6 +1,7 @@
 """Rows gathered from tables by constant indices (swin's and maxvit's
-relative position bias tables, table[index]) and index_select along
-another dimension: embedding lookups."""
+relative position bias tables, table[index]), index_select along another
+dimension, and an index tensor on an inner dimension counting from the
+end (falcon's qkv[:, :, [-2]]): embedding lookups."""
 
 import torch
 import torch.nn.functional as F
@@ -10,9 +11,12 @@ class Gathers(nn.Module):
         super().__init__()
         self.table = nn.Parameter(torch.randn(9, 2))
         self.bias = nn.Parameter(torch.randn(9))
+        self.scale = nn.Parameter(torch.randn(2))
         self.register_buffer("index", torch.tensor([[0, 3, 8], [8, 1, 3]]))
     def forward(self, x, target):
         a = self.table[self.index]
         b = self.bias[self.index.view(-1)]
         c = torch.index_select(x, 1, self.index.view(-1)[:4] % 4)
-        return F.mse_loss(c, target) + (a * a).sum() + b.sum()
+        y = x * self.scale
+        d = y[:, [-1, 0]].sum(1) * y[:, :, [[-2], [1]]].sum((1, 3))
+        return F.mse_loss(c, target) + (a * a).sum() + b.sum() + d.mean()

@@ -1,8 +1,9 @@
 """Cosine attention over windows as Swin V2 and MaxVit write it: queries
 and keys divided by their norms (F.normalize divides by an expanded norm),
 5-D einsums (they decompose into permutations that move dimensions of
-size 1 around batched matrix products), and a concatenation of one
-tensor after a pool (DenseNet's first layer of a block)."""
+size 1 around batched matrix products), a head that multiplies by its
+weight transposed (falcon's x @ W.T), and a concatenation of one tensor
+after a pool (DenseNet's first layer of a block)."""
 
 import torch
 import torch.nn.functional as F
@@ -15,6 +16,7 @@ class Layouts(nn.Module):
         self.heads = heads
         self.qkv = nn.Linear(width, 3 * width)
         self.proj = nn.Linear(width, width)
+        self.head = nn.Parameter(torch.randn(4, width))
 
     def forward(self, x, target):
         b, g, n, d = x.shape  # batch, windows, positions, width
@@ -25,5 +27,5 @@ class Layouts(nn.Module):
         weights = torch.einsum("bghid,bghjd->bghij", q, k).softmax(dim=-1)
         out = torch.einsum("bghij,bghjd->bghid", weights, v)
         out = self.proj(out.permute(0, 1, 3, 2, 4).reshape(b, g, n, d))
-        pooled = F.max_pool2d(out, 2)
+        pooled = F.max_pool2d(out @ self.head.T, 2)
         return F.mse_loss(torch.cat([pooled], dim=1), target)

@@ -43,22 +43,25 @@ _SPLITS = {aten.split.Tensor, aten.split_with_sizes.default,
            aten.unbind.int}
 
 
+def viewed(node):
+    """The node whose memory `node` views, or None: a split stands for its
+    parts (ckpt names the slices it makes for one after the split), a
+    getitem for a result of a multi-result op or a split's part, and a
+    concatenation of one tensor is a copy that ckpt does not make
+    (DenseNet's first layer of a block)."""
+    if node.target in _SAME_VALUE or node.target in _PART_OF or \
+            node.target in _SPLITS or node.target is operator.getitem:
+        return node.args[0]
+    if node.target == aten.cat.default and len(node.args[0]) == 1:
+        return node.args[0][0]
+    return None
+
+
 def storage_owner(node):
-    """The node whose memory a view chain ending at `node` shares (a split
-    stands for its parts: ckpt names the slices it makes for one after
-    the split). A concatenation of one tensor is a copy that ckpt does not
-    make (DenseNet's first layer of a block)."""
-    while True:
-        if node.target in _SAME_VALUE or node.target in _PART_OF or \
-                node.target in _SPLITS:
-            node = node.args[0]
-        elif node.target == aten.cat.default and len(node.args[0]) == 1:
-            node = node.args[0][0]
-        elif node.target is operator.getitem:
-            # A result of a multi-result op, or a part of a split.
-            node = node.args[0]
-        else:
-            return node
+    """The node whose memory a view chain ending at `node` shares."""
+    while (view_of := viewed(node)) is not None:
+        node = view_of
+    return node
 
 
 def storage(tensor):
@@ -120,6 +123,7 @@ def pytorch_saved(imported, model, inputs):
         Run(graph_module).run(*arguments)
     activations, masks, scalars, constants, running, pooled = \
         {}, {}, {}, {}, {}, {}
+    transposed, expanded = {}, {}
 
     def add(table, node, size):
         table[node] = table.get(node, 0) + size
@@ -141,9 +145,21 @@ def pytorch_saved(imported, model, inputs):
             # gradients read the max pool's indices alone.
             add(pooled, storage_owner(nodes[owner]).name, size)
         elif owner is not None:  # a node's output, or a view of one
-            owner = storage_owner(nodes[owner]).name
-            add(constants if owner in imported.folded else activations,
-                owner, size)
+            base = storage_owner(nodes[owner])
+            copy = nodes[owner].target == aten.clone.default
+            if copy and \
+                    base.target == aten.scaled_dot_product_attention.default \
+                    and transposes(nodes[owner], base):
+                # A contiguous copy of an attention output transposed back
+                # (its layout was [N, H, L, E]), as ckpt makes too.
+                add(transposed, base.name, size)
+            elif copy and expands(nodes[owner], base):
+                # A copy of an expanded tensor (a reshape of it: Llama's
+                # keys repeated for grouped-query heads), as ckpt makes.
+                add(expanded, base.name, size)
+            else:
+                add(constants if base.name in imported.folded
+                    else activations, base.name, size)
         elif tensor.dim() == 0:
             add(scalars, saver.name, size)
         else:
@@ -156,6 +172,14 @@ def pytorch_saved(imported, model, inputs):
             copied = [a for a in operands if is_copy(tensor, outputs[a])]
             same_shape = [a for a in operands
                           if outputs[a].shape == tensor.shape]
+            # Attention keeps its boolean mask made additive.
+            mask = saver.kwargs.get("attn_mask", saver.args[3] if
+                                    len(saver.args) > 3 else None) \
+                if saver.target == aten.scaled_dot_product_attention.default \
+                else None
+            if isinstance(mask, torch.fx.Node) and \
+                    outputs[mask].shape == tensor.shape:
+                copied = [mask]
             # A copy of a constant operand (attention's boolean mask made
             # additive) is a constant too.
             def add_at(operand):
@@ -176,6 +200,10 @@ def pytorch_saved(imported, model, inputs):
                          "constants (ckpt: not activations)": constants,
                          "batch-norm running statistics (ckpt: arguments "
                          "its gradient does not read)": running,
+                         "transposed copies of attention outputs (ckpt "
+                         "makes them too, listed below)": transposed,
+                         "broadcast copies (ckpt makes them too, listed "
+                         "below)": expanded,
                          "pooling inputs no other op saves (its backward "
                          "reads their shape; ckpt: max pools' indices "
                          "alone)": pooled}
@@ -185,7 +213,7 @@ def chain(node, owner):
     """The view nodes from `node` down to its storage owner, excluded."""
     while node is not owner:
         yield node
-        node = node.args[0]
+        node = viewed(node)
 
 
 def transposes(node, owner):
@@ -198,14 +226,21 @@ def takes_part(node, owner):
                for n in chain(node, owner))
 
 
+def expands(node, owner):
+    return any(n.target == aten.expand.default for n in chain(node, owner))
+
+
 def ckpt_saved(imported, report):
     """Our saved activations from the report: bytes per storage owner, and
     apart the transposed copies of attention outputs (PyTorch's CPU flash
     attention writes its output as a transposed view of an [N, L, H, E]
     buffer, so the transpose back that attention layers make is free
     there, and the output projection saves the attention's own output;
-    ckpt's transpose copies it)."""
-    activations, transposed, partial = {}, {}, set()
+    ckpt's transpose copies it) and broadcast copies (an expand that
+    PyTorch keeps as a view, read by an op that does not broadcast by
+    itself: a multi-query attention's one key head repeated for every
+    query head)."""
+    activations, transposed, expanded, partial = {}, {}, {}, set()
     buffers = set()
     for tensor in report["saved_tensors"]:
         # The random state dropout's gradient reads takes no memory, and a
@@ -225,10 +260,12 @@ def ckpt_saved(imported, report):
             if owner.target == aten.scaled_dot_product_attention.default \
                     and transposes(node, owner):
                 table = transposed
-            elif takes_part(node, owner):
+            elif expands(node, owner):
+                table = expanded
+            if takes_part(node, owner):
                 partial.add(name)
         table[name] = table.get(name, 0) + tensor["bytes"]
-    return activations, transposed, partial
+    return activations, transposed, expanded, partial
 
 
 def compare(ours, partial, theirs):
@@ -258,8 +295,8 @@ def saved(options):
                           "--ckpt-report=format=json", "-o", os.devnull],
                          input=imported.text, capture_output=True, text=True,
                          check=True)
-    ours, transposed, partial = ckpt_saved(imported,
-                                           json.loads(run.stdout)[0])
+    ours, transposed, expanded, partial = ckpt_saved(
+        imported, json.loads(run.stdout)[0])
     theirs, differences = pytorch_saved(imported, model, inputs)
     # Nodes by the names their ops carry (a leaf module's path).
     shown = {node.name: name for name, node in imported.op_nodes.items()}
@@ -281,9 +318,14 @@ def saved(options):
               for name, (ours_size, theirs_size) in parts.items())
               or "none"))
     print("ckpt also saves transposed copies of attention outputs "
-          "(PyTorch: views of its flash output): " + (", ".join(
+          "(PyTorch: views of its flash output, or the copies above): " +
+          (", ".join(
               f"{shown.get(name, name)} {size} B"
               for name, size in sorted(transposed.items())) or "none"))
+    print("ckpt also saves broadcast copies (PyTorch: views of the tensor "
+          "expanded, or the copies above): " + (", ".join(
+              f"{shown.get(name, name)} {size} B"
+              for name, size in sorted(expanded.items())) or "none"))
     for name, size in sorted(differences[next(iter(differences))].items()):
         elements = nodes_value(imported, name)[0].numel()
         if size != elements:
