@@ -1370,13 +1370,22 @@ def _permute(self, node, a):
 
 def _broadcasts_itself(self, user, expanded, shape):
     """Whether `user` is an elementwise op that gives the same result with
-    `expanded` (an expand of a tensor of `shape`) unexpanded."""
+    `expanded` (an expand of a tensor of `shape`) unexpanded, and with its
+    other operand unexpanded too where that is an expand."""
     if user.target not in _BROADCASTING:
         return False
-    shapes = [shape if arg is expanded else
-              tuple(self.values[arg].shape) if isinstance(arg, torch.fx.Node)
-              else () for arg in user.args[:2]]
-    return torch.broadcast_shapes(*shapes) == tuple(self.values[user].shape)
+
+    def unexpanded(arg):
+        if arg is expanded:
+            return shape
+        if not isinstance(arg, torch.fx.Node):
+            return ()
+        if arg.target == aten.expand.default:
+            arg = arg.args[0]
+        return tuple(self.values[arg].shape)
+
+    return torch.broadcast_shapes(*map(unexpanded, user.args[:2])) == \
+        tuple(self.values[user].shape)
 
 
 def _expand(self, node, a):

@@ -29,3 +29,15 @@ class Layouts(nn.Module):
         out = self.proj(out.permute(0, 1, 3, 2, 4).reshape(b, g, n, d))
         pooled = F.max_pool2d(out @ self.head.T, 2)
         return F.mse_loss(torch.cat([pooled], dim=1), target)
+
+
+class Expands(nn.Module):
+    """Two expands that an add reads together: neither broadcasts the
+    other to the sum's shape, so both stay."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 1))
+
+    def forward(self, x):
+        return ((x * self.w).expand(4, 4) + self.w.expand(4, 4)).sum()
