@@ -214,6 +214,14 @@ double elementAt(const Buffer &buffer, size_t i) {
   return reinterpret_cast<const float *>(buffer.data())[i];
 }
 
+/// Writes `value` to element `i` of an f32 or f64 buffer (rounded to f32).
+void setElementAt(Buffer &buffer, size_t i, double value) {
+  if (buffer.type.getElementType().isF64())
+    reinterpret_cast<double *>(buffer.data())[i] = value;
+  else
+    reinterpret_cast<float *>(buffer.data())[i] = static_cast<float>(value);
+}
+
 /// The .npy dtype of an element type.
 std::string npyDtype(Type element) {
   if (element.isF64())
@@ -868,20 +876,19 @@ int main(int argc, char **argv) {
         }
       }
       // Fourth-order central differences with a step of the cube root of
-      // the machine epsilon: small enough for steep losses (saturated
-      // softmax), large enough that rounding stays far below the tolerance.
-      bool f64 = results.front().type.getElementType().isF64();
+      // the machine epsilon of the least precise parameter or loss: small
+      // enough for steep losses (saturated softmax), large enough that
+      // rounding stays far below the tolerance.
+      bool f64 = results.front().type.getElementType().isF64() &&
+                 llvm::all_of(paramArgs, [&](unsigned arg) {
+                   return inputs[arg].type.getElementType().isF64();
+                 });
       double step =
           std::cbrt(f64 ? 2.220446e-16 : 1.192093e-07) * std::max(scale, 1.0);
       auto moveParameters = [&](double t) {
         for (auto [p, arg] : llvm::enumerate(paramArgs))
-          for (auto [i, value] : llvm::enumerate(direction[p])) {
-            double shifted = original[p][i] + t * value;
-            if (f64)
-              reinterpret_cast<double *>(inputs[arg].data())[i] = shifted;
-            else
-              reinterpret_cast<float *>(inputs[arg].data())[i] = shifted;
-          }
+          for (auto [i, value] : llvm::enumerate(direction[p]))
+            setElementAt(inputs[arg], i, original[p][i] + t * value);
       };
       auto lossAt = [&](double t) -> FailureOr<double> {
         moveParameters(t);
