@@ -15,16 +15,19 @@
 //       CHECK:   %[[DX:.+]] = ckpt.reshape %[[DR]] {ckpt.backward} : tensor<3x4xf32> -> tensor<2x6xf32>
 //       CHECK:   return %{{.+}}, %[[DX]], %[[DY]]
 
-// The mean divides by the reduced count; the max routes through its saved
-// input and result.
+// The mean divides by the reduced count; the max and the norm route
+// through their saved input and result.
 // CHECK-LABEL: func.func @reductions_train
 //  CHECK-SAME:   (%[[X:.+]]: tensor<2x3x4xf32> {ckpt.param})
 //       CHECK:   %[[M:.+]] = ckpt.reduce_max %[[X]] dims = [2]
+//       CHECK:   %[[N2:.+]] = ckpt.reduce_norm %[[X]] dims = [0]
+//       CHECK:   %[[DN:.+]] = ckpt.reduce_norm_grad %{{.+}}, %[[X]], %[[N2]] dims = [0] {ckpt.backward}
 //       CHECK:   %[[B:.+]] = ckpt.broadcast_to %{{.+}} {ckpt.backward} : tensor<2x1xf32> -> tensor<2x3xf32>
 //       CHECK:   %[[N:.+]] = arith.constant {ckpt.backward} dense<3.000000e+00> : tensor<f32>
 //       CHECK:   %[[DM:.+]] = ckpt.div %[[B]], %[[N]] {ckpt.backward}
 //       CHECK:   %[[DX:.+]] = ckpt.reduce_max_grad %[[DM]], %[[X]], %[[M]] dims = [2] {ckpt.backward}
-//       CHECK:   return %{{.+}}, %[[DX]]
+//       CHECK:   %[[D:.+]] = ckpt.add %[[DN]], %[[DX]] {ckpt.backward}
+//       CHECK:   return %{{.+}}, %[[D]]
 
 // Indices and labels get no gradient; the logits' two uses accumulate; the
 // MSE target's gradient is the negated input gradient.
@@ -58,7 +61,10 @@ func.func @shape(%x: tensor<2x6xf32> {ckpt.param}, %y: tensor<2x2xf32> {ckpt.par
 func.func @reductions(%x: tensor<2x3x4xf32> {ckpt.param}) -> tensor<f32> {
   %m = ckpt.reduce_max %x dims = [2] : tensor<2x3x4xf32> -> tensor<2x3xf32>
   %a = ckpt.reduce_mean %m dims = [1] keepdim : tensor<2x3xf32> -> tensor<2x1xf32>
-  %l = ckpt.reduce_sum %a : tensor<2x1xf32> -> tensor<f32>
+  %n = ckpt.reduce_norm %x dims = [0] : tensor<2x3x4xf32> -> tensor<3x4xf32>
+  %s = ckpt.reduce_sum %a : tensor<2x1xf32> -> tensor<f32>
+  %t = ckpt.reduce_sum %n : tensor<3x4xf32> -> tensor<f32>
+  %l = ckpt.add %s, %t : tensor<f32>
   return %l : tensor<f32>
 }
 func.func @losses(%tokens: tensor<2x3xi64>, %labels: tensor<6xi64>, %emb: tensor<10x4xf32> {ckpt.param},

@@ -48,6 +48,27 @@ func.func @reduce(%x: tensor<3x4xf32>) -> tensor<3xf32> {
 
 // -----
 
+// The norm takes the square root of its sum of squares in place; its
+// gradient selects 0 where the norm is 0.
+// CHECK-LABEL: func.func @norm
+//       CHECK:   %[[SQ:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+//       CHECK:     arith.mulf
+//       CHECK:     arith.addf
+//       CHECK:   linalg.generic {{.*}} outs(%[[SQ]] : tensor<3xf32>)
+//       CHECK:     math.sqrt
+//       CHECK:   linalg.generic
+//       CHECK:     %[[Q:.+]] = arith.divf %{{.+}}, %[[NORM:[a-z_0-9]+]] : f32
+//       CHECK:     %[[P:.+]] = arith.mulf %{{.+}}, %[[Q]] : f32
+//       CHECK:     %[[ZERO:.+]] = arith.cmpf oeq, %[[NORM]], %{{.+}} : f32
+//       CHECK:     arith.select %[[ZERO]], %{{.+}}, %[[P]] : f32
+func.func @norm(%x: tensor<3x4xf32>, %dy: tensor<3xf32>) -> (tensor<3xf32>, tensor<3x4xf32>) {
+  %n = ckpt.reduce_norm %x dims = [1] : tensor<3x4xf32> -> tensor<3xf32>
+  %dx = ckpt.reduce_norm_grad %dy, %x, %n dims = [1] : (tensor<3xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
+  return %n, %dx : tensor<3xf32>, tensor<3x4xf32>
+}
+
+// -----
+
 // reshape goes through one dimension; a slice is copied out of a tensor
 // slice into its own buffer (a view would keep all of its input alive).
 // CHECK-LABEL: func.func @shape

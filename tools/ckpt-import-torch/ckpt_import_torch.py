@@ -157,6 +157,7 @@ _KEPT_WHOLE = (
     aten.gelu.default, aten.silu.default, aten.dropout.default,
     aten.cross_entropy_loss.default, aten.mse_loss.default,
     aten.embedding.default, aten.scaled_dot_product_attention.default,
+    aten.linalg_vector_norm.default,
     aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default,
     # Not ckpt ops, but named in the error listing as the user wrote them
     # rather than as the gathers they decompose to.
@@ -1550,6 +1551,14 @@ def _masked_fill(self, node, a):
                      self._operand(a["self"]))
 
 
+def _vector_norm(self, node, a):
+    # Kept whole: as a square root of a sum of squares, its gradient at a
+    # zero norm would be 0 * inf (F.normalize's clamp passes it none).
+    if self.static(a["ord"]) != 2:
+        raise _Unsupported("norms other than the Euclidean (ord 2)")
+    return _reduce("reduce_norm")(self, node, a)
+
+
 def _reduce(mnemonic):
     def convert(self, node, a):
         x = self._operand(a["self"])
@@ -1823,6 +1832,7 @@ _CONVERTERS = {
     aten.mean.default: _reduce("reduce_mean"),
     aten.mean.dim: _reduce("reduce_mean"),
     aten.amax.default: _reduce("reduce_max"),
+    aten.linalg_vector_norm.default: _vector_norm,
     aten.cross_entropy_loss.default: _cross_entropy,
     aten.mse_loss.default: _mse_loss,
     aten.convolution.default: _convolution,

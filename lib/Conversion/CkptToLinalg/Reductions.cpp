@@ -34,6 +34,15 @@ RankedTensorType keptType(RankedTensorType type, ArrayRef<int64_t> dims) {
   return RankedTensorType::get(shape, type.getElementType());
 }
 
+/// A reduction's result (or its gradient) with the reduced dimensions kept
+/// (size 1): a view.
+Value reshapedTo(OpBuilder &b, Location loc, Value value,
+                 RankedTensorType kept) {
+  return value.getType() == kept
+             ? value
+             : ReshapeOp::create(b, loc, kept, value).getResult();
+}
+
 /// The reduced dimensions of a reduction op, sorted (all when absent).
 SmallVector<int64_t> reducedDims(std::optional<ArrayRef<int64_t>> dims,
                                  int64_t rank) {
@@ -96,12 +105,8 @@ FailureOr<SmallVector<Value>> lowerReduceMaxGrad(ReduceMaxGradOp op,
   RankedTensorType input = op.getInput().getType();
   SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
   RankedTensorType kept = keptType(input, dims);
-  auto asKept = [&](Value value) -> Value {
-    return value.getType() == kept
-               ? value
-               : ReshapeOp::create(rewriter, loc, kept, value).getResult();
-  };
-  Value output = asKept(op.getOutput()), grad = asKept(op.getGrad());
+  Value output = reshapedTo(rewriter, loc, op.getOutput(), kept);
+  Value grad = reshapedTo(rewriter, loc, op.getGrad(), kept);
   Value ties = buildSum(rewriter, loc, input, {op.getInput(), output}, dims,
                        kept, [](ScalarBuilder &s, ValueRange x) {
                          return s.select(s.equal(x[0], x[1]), s.constant(1.0),
@@ -112,6 +117,41 @@ FailureOr<SmallVector<Value>> lowerReduceMaxGrad(ReduceMaxGradOp op,
       [&](ScalarBuilder &s, ValueRange x) {
         return s.select(s.equal(x[0], x[1]), s.div(x[2], x[3]),
                         s.constant(0.0));
+      })};
+}
+
+FailureOr<SmallVector<Value>> lowerReduceNorm(ReduceNormOp op,
+                                              PatternRewriter &rewriter) {
+  // The sum of squares, its square root in place.
+  Location loc = op.getLoc();
+  RankedTensorType input = op.getInput().getType();
+  SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
+  Value squares = buildSum(rewriter, loc, input, op.getInput(), dims,
+                           op.getType(), [](ScalarBuilder &s, ValueRange x) {
+                             return s.mul(x[0], x[0]);
+                           });
+  return SmallVector<Value>{
+      buildMapInPlace(rewriter, loc, squares, {},
+                      [](ScalarBuilder &s, ValueRange x) {
+                        return s.sqrt(x[0]);
+                      })};
+}
+
+FailureOr<SmallVector<Value>> lowerReduceNormGrad(ReduceNormGradOp op,
+                                                  PatternRewriter &rewriter) {
+  // x * (dy / norm), as PyTorch orders it, and 0 where the norm is 0.
+  Location loc = op.getLoc();
+  RankedTensorType input = op.getInput().getType();
+  SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
+  RankedTensorType kept = keptType(input, dims);
+  return SmallVector<Value>{buildMap(
+      rewriter, loc, input,
+      {op.getInput(), reshapedTo(rewriter, loc, op.getOutput(), kept),
+       reshapedTo(rewriter, loc, op.getGrad(), kept)},
+      [](ScalarBuilder &s, ValueRange x) {
+        Value zero = s.constant(0.0);
+        return s.select(s.equal(x[1], zero), zero,
+                        s.mul(x[0], s.div(x[2], x[1])));
       })};
 }
 
@@ -334,6 +374,8 @@ void ckpt::populateReductionToLinalgPatterns(RewritePatternSet &patterns) {
   addLowering<ReduceMeanOp>(patterns, lowerSumOrMean<ReduceMeanOp>);
   addLowering<ReduceMaxOp>(patterns, lowerReduceMax);
   addLowering<ReduceMaxGradOp>(patterns, lowerReduceMaxGrad);
+  addLowering<ReduceNormOp>(patterns, lowerReduceNorm);
+  addLowering<ReduceNormGradOp>(patterns, lowerReduceNormGrad);
   addLowering<SoftmaxOp>(patterns, lowerSoftmaxLike<SoftmaxOp, false>);
   addLowering<LogSoftmaxOp>(patterns, lowerSoftmaxLike<LogSoftmaxOp, true>);
   addLowering<SoftmaxGradOp>(patterns, lowerSoftmaxGrad);

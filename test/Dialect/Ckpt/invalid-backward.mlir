@@ -19,6 +19,14 @@ func.func @rms_norm_grad_statistic(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %s
 
 // -----
 
+func.func @reduce_norm_grad_grad(%dy: tensor<2x1xf32>, %x: tensor<2x8xf32>, %n: tensor<2xf32>) {
+  // expected-error @below {{'ckpt.reduce_norm_grad' op grad has type 'tensor<2x1xf32>' but must be 'tensor<2xf32>'}}
+  %r = ckpt.reduce_norm_grad %dy, %x, %n dims = [1] : (tensor<2x1xf32>, tensor<2x8xf32>, tensor<2xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
 func.func @reduce_max_grad_output(%dy: tensor<2xf32>, %x: tensor<2x8xf32>, %m: tensor<2x1xf32>) {
   // expected-error @below {{'ckpt.reduce_max_grad' op output has type 'tensor<2x1xf32>' but must be 'tensor<2xf32>'}}
   %r = ckpt.reduce_max_grad %dy, %x, %m dims = [1] : (tensor<2xf32>, tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>

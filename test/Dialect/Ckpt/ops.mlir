@@ -145,6 +145,8 @@ func.func @reductions(%x: tensor<2x3x4xf32>) {
   %1 = ckpt.reduce_mean %x dims = [2, 0] : tensor<2x3x4xf32> -> tensor<3xf32>
   // CHECK: ckpt.reduce_max %[[X]] dims = [1] keepdim : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
   %2 = ckpt.reduce_max %x dims = [1] keepdim : tensor<2x3x4xf32> -> tensor<2x1x4xf32>
+  // CHECK: ckpt.reduce_norm %[[X]] dims = [2] keepdim : tensor<2x3x4xf32> -> tensor<2x3x1xf32>
+  %nrm = ckpt.reduce_norm %x dims = [2] keepdim : tensor<2x3x4xf32> -> tensor<2x3x1xf32>
   // CHECK: ckpt.reduce_sum %[[X]] keepdim : tensor<2x3x4xf32> -> tensor<1x1x1xf32>
   %3 = ckpt.reduce_sum %x keepdim : tensor<2x3x4xf32> -> tensor<1x1x1xf32>
   return
@@ -329,6 +331,8 @@ func.func @backward(%dy: tensor<2x8xf32>, %x: tensor<2x8xf32>, %s: tensor<2x1xf3
   %11 = ckpt.mse_loss_grad %g, %x, %dy : (tensor<f32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   // CHECK: ckpt.reduce_max_grad %{{.+}}, %{{.+}}, %{{.+}} dims = [1] : (tensor<2xf32>, tensor<2x8xf32>, tensor<2xf32>) -> tensor<2x8xf32>
   %12 = ckpt.reduce_max_grad %m, %x, %m dims = [1] : (tensor<2xf32>, tensor<2x8xf32>, tensor<2xf32>) -> tensor<2x8xf32>
+  // CHECK: ckpt.reduce_norm_grad %{{.+}}, %{{.+}}, %{{.+}} dims = [1] : (tensor<2xf32>, tensor<2x8xf32>, tensor<2xf32>) -> tensor<2x8xf32>
+  %nrmg = ckpt.reduce_norm_grad %m, %x, %m dims = [1] : (tensor<2xf32>, tensor<2x8xf32>, tensor<2xf32>) -> tensor<2x8xf32>
   // CHECK: ckpt.slice_grad %{{.+}} dim = 1 start = 2 end = 10 : tensor<2x8xf32> -> tensor<2x12xf32>
   %13 = ckpt.slice_grad %dy dim = 1 start = 2 end = 10 : tensor<2x8xf32> -> tensor<2x12xf32>
   // CHECK: ckpt.dropout_grad %{{.+}} rng %{{.+}} offset = 4 p = 1.000000e-01 : tensor<2x8xf32>

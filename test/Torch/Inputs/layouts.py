@@ -41,3 +41,17 @@ class Expands(nn.Module):
 
     def forward(self, x):
         return ((x * self.w).expand(4, 4) + self.w.expand(4, 4)).sum()
+
+
+class ZeroRows(nn.Module):
+    """F.normalize of rows some of which are zero (as Swin V2's padded
+    windows' keys): the norm's gradient there is 0, not 0 * inf."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4))
+        self.register_buffer("keep", torch.tensor([[1.0], [0.0], [1.0]]))
+
+    def forward(self, x, target):
+        rows = F.linear(x, self.w) * self.keep
+        return F.mse_loss(F.normalize(rows, dim=-1), target)

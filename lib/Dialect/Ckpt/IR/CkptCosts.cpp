@@ -136,6 +136,7 @@ CKPT_POINTWISE_FLOPS(RmsNormGradOp, 8)
 CKPT_POINTWISE_FLOPS(CrossEntropyGradOp, 6)
 CKPT_POINTWISE_FLOPS(MseLossGradOp, 3)
 CKPT_POINTWISE_FLOPS(ReduceMaxGradOp, 3)
+CKPT_POINTWISE_FLOPS(ReduceNormGradOp, 3)
 CKPT_POINTWISE_FLOPS(SliceGradOp, 0)
 #undef CKPT_POINTWISE_FLOPS
 
@@ -149,6 +150,7 @@ uint64_t RngAdvanceOp::getFlops() { return 0; }
 CKPT_OPERAND_FLOPS(ReduceSumOp, getInput(), 1)
 CKPT_OPERAND_FLOPS(ReduceMeanOp, getInput(), 1)
 CKPT_OPERAND_FLOPS(ReduceMaxOp, getInput(), 1)
+CKPT_OPERAND_FLOPS(ReduceNormOp, getInput(), 2)
 CKPT_OPERAND_FLOPS(CrossEntropyOp, getLogits(), 5)
 CKPT_OPERAND_FLOPS(MseLossOp, getInput(), 3)
 CKPT_OPERAND_FLOPS(EmbeddingGradOp, getGrad(), 1)

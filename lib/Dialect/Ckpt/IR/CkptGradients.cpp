@@ -757,6 +757,23 @@ LogicalResult ReduceMaxOp::buildGradients(OpBuilder &builder,
   return success();
 }
 
+// The norm's gradient reads its input and the norm itself, as PyTorch's
+// LinalgVectorNormBackward0 saves them.
+SmallVector<Value> ReduceNormOp::getSavedValues(ArrayRef<bool>) {
+  return {getInput(), getResult()};
+}
+
+LogicalResult ReduceNormOp::buildGradients(OpBuilder &builder,
+                                           ArrayRef<Value> resultGrads,
+                                           ArrayRef<bool>,
+                                           SmallVectorImpl<Value> &operandGrads) {
+  operandGrads.assign(
+      {ReduceNormGradOp::create(builder, getLoc(), resultGrads[0], getInput(),
+                                getResult(), getDimsAttr(), getKeepdimAttr())
+           .getResult()});
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Lookup and losses
 //===----------------------------------------------------------------------===//

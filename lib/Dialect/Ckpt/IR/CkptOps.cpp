@@ -1264,11 +1264,12 @@ LogicalResult MseLossGradOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult
-ReduceMaxGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                  Adaptor adaptor,
-                                  SmallVectorImpl<Type> &inferred) {
-  StringRef name = getOperationName();
+/// A reduction's input gradient: the input's type, read from the gradient
+/// and the output of the forward reduction, both of its reduced type.
+template <typename Adaptor>
+static LogicalResult inferReductionGrad(std::optional<Location> loc,
+                                        StringRef name, Adaptor adaptor,
+                                        SmallVectorImpl<Type> &inferred) {
   SmallVector<Type> reduced;
   if (failed(inferReductionType(loc, name, adaptor.getInput().getType(),
                                 adaptor.getDims(), adaptor.getKeepdim(),
@@ -1280,6 +1281,20 @@ ReduceMaxGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
     return failure();
   inferred.push_back(adaptor.getInput().getType());
   return success();
+}
+
+LogicalResult
+ReduceMaxGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                  Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferred) {
+  return inferReductionGrad(loc, getOperationName(), adaptor, inferred);
+}
+
+LogicalResult
+ReduceNormGradOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                   Adaptor adaptor,
+                                   SmallVectorImpl<Type> &inferred) {
+  return inferReductionGrad(loc, getOperationName(), adaptor, inferred);
 }
 
 LogicalResult SliceGradOp::verify() {

@@ -655,6 +655,8 @@ class Ckpt_ReduceOp<string mnemonic, string torchName>
 def Ckpt_ReduceSumOp : Ckpt_ReduceOp<"reduce_sum", "torch.sum">;
 def Ckpt_ReduceMeanOp : Ckpt_ReduceOp<"reduce_mean", "torch.mean">;
 def Ckpt_ReduceMaxOp : Ckpt_ReduceOp<"reduce_max", "torch.amax">;
+// The Euclidean norm, the square root of the sum of squares (ord 2).
+def Ckpt_ReduceNormOp : Ckpt_ReduceOp<"reduce_norm", "torch.linalg.vector_norm">;
 
 //===----------------------------------------------------------------------===//
 // Lookup and losses
@@ -1235,6 +1237,35 @@ def Ckpt_ReduceMaxGradOp : Ckpt_InferringOp<"reduce_max_grad",
     ```mlir
     %dx = ckpt.reduce_max_grad %dy, %x, %m dims = [1]
         : (tensor<8xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$input,
+                       Ckpt_FloatTensor:$output,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims,
+                       UnitAttr:$keepdim);
+  let results = (outs Ckpt_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $output (`dims` `=` $dims^)? (`keepdim` $keepdim^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Ckpt_ReduceNormGradOp : Ckpt_InferringOp<"reduce_norm_grad",
+    Ckpt_Costed> {
+  let summary = "input gradient of ckpt.reduce_norm";
+  let description = [{
+    `input * (grad / output)`, with `output` the Euclidean norm, and 0
+    where the norm is 0 (its subgradient there, as the backward of
+    `torch.linalg.vector_norm` takes it: a norm of a row of zeros, clamped
+    by `F.normalize`, passes no gradient, where the square root of the
+    sum of squares would give 0 * inf). `dims` and `keepdim` are the
+    forward op's.
+
+    Example:
+
+    ```mlir
+    %dx = ckpt.reduce_norm_grad %dy, %x, %n dims = [1] keepdim
+        : (tensor<8x1xf32>, tensor<8x16xf32>, tensor<8x1xf32>) -> tensor<8x16xf32>
     ```
   }];
   let arguments = (ins Ckpt_FloatTensor:$grad, Ckpt_FloatTensor:$input,
