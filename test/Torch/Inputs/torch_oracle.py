@@ -252,7 +252,12 @@ def ckpt_saved(imported, report):
         buffers.add(buffer)
         table = activations
         if tensor["producer"].startswith("argument "):
-            name = imported.arguments[int(tensor["producer"].split()[1])][0]
+            name, kind = \
+                imported.arguments[int(tensor["producer"].split()[1])][:2]
+            if kind == "constant":
+                # A large constant (an index table) is an argument to
+                # ckpt and a constant to PyTorch: not an activation.
+                continue
         else:
             node = imported.op_nodes[tensor["source_name"]]
             owner = storage_owner(node)
