@@ -149,9 +149,12 @@ FailureOr<SmallVector<Value>> lowerReduceNormGrad(ReduceNormGradOp op,
       {op.getInput(), reshapedTo(rewriter, loc, op.getOutput(), kept),
        reshapedTo(rewriter, loc, op.getGrad(), kept)},
       [](ScalarBuilder &s, ValueRange x) {
+        // Sequenced so the emitted order does not depend on the compiler's
+        // order of evaluating arguments.
         Value zero = s.constant(0.0);
-        return s.select(s.equal(x[1], zero), zero,
-                        s.mul(x[0], s.div(x[2], x[1])));
+        Value scaled = s.mul(x[0], s.div(x[2], x[1]));
+        Value atZero = s.equal(x[1], zero);
+        return s.select(atZero, zero, scaled);
       })};
 }
 
