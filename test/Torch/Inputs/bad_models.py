@@ -127,3 +127,10 @@ class IntegerCast(nn.Module):
 
     def forward(self, x):
         return self.fc(x).long().float().sum()
+
+
+class L1Norm(nn.Module):
+    """A vector norm other than the Euclidean one."""
+
+    def forward(self, x):
+        return torch.linalg.vector_norm(x, ord=1, dim=1).sum()
