@@ -14,6 +14,7 @@ values are written as `.npy` files that `ckpt-run --inputs` loads.
 import argparse
 import ast
 import contextlib
+import hashlib
 import importlib.util
 import inspect
 import json
@@ -245,6 +246,194 @@ class _Recorder(torch.fx.Interpreter):
 
 
 # ---------------------------------------------------------------------------
+# PyTorch's own op calls (for plans exported back to PyTorch)
+# ---------------------------------------------------------------------------
+
+
+def _fingerprint(tensor):
+    """Shape, type and a digest of the elements: equal for two tensors
+    with the same values, whatever their strides."""
+    flat = tensor.detach().contiguous().reshape(-1)
+    digest = hashlib.blake2b(flat.view(torch.uint8).numpy().tobytes(),
+                             digest_size=16).hexdigest()
+    return (tuple(tensor.shape), str(tensor.dtype), digest)
+
+
+class _Storages:
+    """Numbers the storages a recorded run touches, with their bytes and
+    whether the run made them (activations) or found them (parameters,
+    buffers, inputs). It keeps each alive, so no address is reused."""
+
+    def __init__(self):
+        self.ids = {}  # storage address -> number
+        self.bytes = []
+        self.found = []
+        self.alive = []
+
+    def number(self, tensor, found=False):
+        storage = tensor.untyped_storage()
+        address = storage.data_ptr()
+        if address not in self.ids:
+            self.ids[address] = len(self.bytes)
+            self.bytes.append(storage.nbytes())
+            self.alive.append(tensor)
+            if found:
+                self.found.append(self.ids[address])
+        return self.ids[address]
+
+
+class PyTorchCalls:
+    """The op calls PyTorch's dispatcher makes below autograd while the
+    module runs forward in training mode: what selective activation
+    checkpointing sees and caches. For each call: the op (as
+    `aten.addmm.default`), its outputs' storages and their fingerprints;
+    for each module call: its path, the enclosing call, its op calls
+    [first, end) and its tensor inputs' storages; the storages autograd
+    saves and the module call saving each; the storages each op call
+    writes in place; the outputs whose storage the
+    call itself or a later one writes in place (which checkpointing cannot
+    cache: autograd counts the write after the cache has seen the
+    tensor)."""
+
+    def __init__(self, module, example_inputs):
+        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.utils._pytree import tree_leaves
+        ignored = torch.utils.checkpoint.SAC_IGNORED_OPS
+        self.storages = storages = _Storages()
+        for tensor in [*module.parameters(), *module.buffers(),
+                       *[t for t in example_inputs
+                         if isinstance(t, torch.Tensor)]]:
+            storages.number(tensor, found=True)
+        self.calls = calls = []  # (op, storage per output, prints)
+        self.modules = modules = []  # [path, parent, first, end, inputs]
+        self.packs = packs = []  # (module call, storage)
+        writes = []  # (call, storage) for each argument an op writes
+        stack = []
+        paths = {}
+        for path, child in module.named_modules(remove_duplicate=False):
+            paths.setdefault(id(child), path)
+
+        def enter(child, args, kwargs):
+            inputs = [storages.number(t) for t in tree_leaves((args, kwargs))
+                      if isinstance(t, torch.Tensor)]
+            modules.append([paths[id(child)], stack[-1] if stack else -1,
+                            len(calls), None, inputs])
+            stack.append(len(modules) - 1)
+
+        def leave(child, args, kwargs, output):
+            modules[stack.pop()][3] = len(calls)
+
+        def pack(tensor):
+            packs.append((stack[-1] if stack else -1, storages.number(tensor)))
+            return tensor
+
+        class Recording(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                result = func(*args, **(kwargs or {}))
+                if func in ignored:
+                    return result
+                given = dict(zip((a.name for a in func._schema.arguments),
+                                 args))
+                given.update(kwargs or {})
+                for argument in func._schema.arguments:
+                    value = given.get(argument.name)
+                    if argument.alias_info is not None and \
+                            argument.alias_info.is_write and \
+                            isinstance(value, torch.Tensor):
+                        writes.append((len(calls), storages.number(value)))
+                numbers, prints = [], []
+                for value in tree_leaves(result):
+                    if isinstance(value, torch.Tensor):
+                        numbers.append(storages.number(value))
+                        prints.append(_fingerprint(value))
+                    else:
+                        numbers.append(-1)
+                        prints.append(None)
+                calls.append((str(func), numbers, prints))
+                return result
+
+        hooks = []
+        for child in module.modules():
+            hooks.append(child.register_forward_pre_hook(enter,
+                                                         with_kwargs=True))
+            hooks.append(child.register_forward_hook(leave, with_kwargs=True))
+        try:
+            with torch.enable_grad(), \
+                    torch.autograd.graph.saved_tensors_hooks(pack,
+                                                             lambda t: t), \
+                    Recording():
+                module(*example_inputs)
+        finally:
+            for hook in hooks:
+                hook.remove()
+        last_write = {}
+        for call, storage in writes:
+            last_write[storage] = call
+        self.writes = writes
+        self.mutated = [(call, index)
+                        for call, (_, numbers, _) in enumerate(calls)
+                        for index, storage in enumerate(numbers)
+                        if last_write.get(storage, -1) >= call]
+        storages.alive = []
+
+    def match(self, graph, values, skip):
+        """The call and output that make each node's value: the first
+        call after the previous match whose output has the same values,
+        else the same call (the parts of a split), else the nearest one
+        before. Nodes whose values no call makes (the inner steps of a
+        decomposition) are left out."""
+        calls_by_print = {}
+        for call, (_, _, prints) in enumerate(self.calls):
+            for index, value_print in enumerate(prints):
+                if value_print is not None:
+                    calls_by_print.setdefault(value_print, []).append(
+                        (call, index))
+        position, matched = -1, {}
+        for node in graph.nodes:
+            value = values.get(node)
+            if isinstance(value, (tuple, list)) and value:
+                value = value[0]  # a multi-result op by its first result
+            if node in skip or not isinstance(value, torch.Tensor):
+                continue
+            candidates = calls_by_print.get(_fingerprint(value))
+            if not candidates:
+                continue
+            later = [c for c in candidates if c[0] > position] or \
+                [c for c in candidates if c[0] == position]
+            if later:
+                matched[node] = later[0]
+                position = later[0][0]
+            else:
+                matched[node] = candidates[-1]
+        return matched
+
+    def attribute(self, function_name, values):
+        """The module attribute `ckpt.torch_calls` ckpt-export-torch-plan
+        reads; `values` maps op names to (call, output)."""
+        def ints(items):
+            return f"array<i64{': ' if items else ''}" \
+                f"{', '.join(str(i) for i in items)}>"
+        modules = ",\n    ".join(
+            f"{{path = {_mlir_string(path)}, parent = {parent} : i64, "
+            f"calls = {ints([first, end])}, inputs = {ints(inputs)}}}"
+            for path, parent, first, end, inputs in self.modules)
+        named = ",\n    ".join(f"{_mlir_string(name)} = {ints(list(where))}"
+                               for name, where in sorted(values.items()))
+        return (
+            f"ckpt.torch_calls = {{\n"
+            f"  function = {_mlir_string(function_name)},\n"
+            f"  ops = [{', '.join(_mlir_string(op) for op, _, _ in self.calls)}],\n"
+            f"  outputs = [{', '.join(ints(n) for _, n, _ in self.calls)}],\n"
+            f"  storage_bytes = {ints(self.storages.bytes)},\n"
+            f"  found_storages = {ints(self.storages.found)},\n"
+            f"  modules = [\n    {modules}],\n"
+            f"  packs = {ints([i for pack in self.packs for i in pack])},\n"
+            f"  mutated = {ints([i for m in self.mutated for i in m])},\n"
+            f"  writes = {ints([i for w in self.writes for i in w])},\n"
+            f"  values = {{\n    {named}}}}}")
+
+
+# ---------------------------------------------------------------------------
 # MLIR text
 # ---------------------------------------------------------------------------
 
@@ -452,6 +641,8 @@ class _Importer:
         self.placeholders = {spec.arg.name: (spec.kind, spec.target)
                              for spec in signature.input_specs}
         recorder = _Recorder(self.exported.graph_module)
+        # PyTorchCalls replays this run's random numbers.
+        self.rng_state = torch.get_rng_state()
         try:
             with torch.no_grad():
                 recorder.run(*graph_arguments(self.exported, module,
@@ -1844,16 +2035,40 @@ _CONVERTERS = {
 }
 
 
-def import_module(module, example_inputs, function_name="forward"):
+def import_module(module, example_inputs, function_name="forward",
+                  record_calls=False):
     """Imports `module` (in training mode) exported on `example_inputs` (a
     tuple of tensors, one per forward argument). Returns a TorchImport;
-    raises ImportFailure naming what cannot be imported and where."""
+    raises ImportFailure naming what cannot be imported and where. With
+    `record_calls`, the module also runs in PyTorch and the MLIR module
+    carries PyTorch's op calls and which call makes each op's value
+    (`ckpt.torch_calls`, for ckpt-export-torch-plan)."""
     if not function_name.replace("_", "a").isalnum():
         raise ImportFailure(f"function name '{function_name}' is not an "
                             "identifier")
     module.train()
     importer = _Importer(module, tuple(example_inputs), function_name)
-    return importer.import_()
+    result = importer.import_()
+    if record_calls:
+        buffers = [(b, b.clone()) for b in module.buffers()]
+        with torch.random.fork_rng(devices=[]):
+            torch.set_rng_state(importer.rng_state)
+            calls = PyTorchCalls(module, tuple(example_inputs))
+        with torch.no_grad():
+            for buffer, value in buffers:
+                buffer.copy_(value)
+        matched = calls.match(importer.graph, importer.values,
+                              {n for n, c in importer.constant.items() if c})
+        # Ops are named (in their locations) after their node.
+        values = {name: matched[node]
+                  for node, name in importer.op_names.items()
+                  if node in matched}
+        header, _, body = result.text.partition("\n")
+        result.text = (f"{header}\nmodule attributes "
+                       f"{{{calls.attribute(function_name, values)}}} {{\n"
+                       f"{body}}}\n")
+        result.calls = calls
+    return result
 
 
 # ---------------------------------------------------------------------------
@@ -2030,6 +2245,11 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of torch's generator before the module is "
                              "constructed (initial weights; default 0)")
+    parser.add_argument("--record-calls", action="store_true",
+                        help="also run the module in PyTorch and record its "
+                             "op calls and which one makes each value, so "
+                             "that ckpt-export-torch-plan can write plans "
+                             "for PyTorch's selective checkpointing")
     args = parser.parse_args(argv)
     try:
         if args.reference and not args.weights:
@@ -2038,7 +2258,7 @@ def main(argv=None):
         module, inputs = load_model(args.model, args.arg, args.input_shape,
                                     args.seed)
         name = args.function or args.model.rpartition(":")[2].lower()
-        result = import_module(module, inputs, name)
+        result = import_module(module, inputs, name, args.record_calls)
         _validate(result.text)
         if args.reference and "ckpt.dropout" in result.text:
             raise ImportFailure(

@@ -12,6 +12,7 @@
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -96,6 +97,12 @@ LogicalResult CkptDialect::verifyOperationAttribute(Operation *op,
         budget.getInt() <= 0 || !isa<FunctionOpInterface>(op))
       return op->emitError()
              << "'" << name << "' is a positive i64 (bytes) on training steps";
+    return success();
+  }
+  if (name == kTorchCallsAttrName) {
+    if (!isa<DictionaryAttr>(attr.getValue()) || !isa<ModuleOp>(op))
+      return op->emitError()
+             << "'" << name << "' is a dictionary on modules";
     return success();
   }
   if (name == kPlanAttrName) {

@@ -18,6 +18,7 @@
 #include "ckpt/Planner/OpPlan.h"
 #include "ckpt/Planner/Recompute.h"
 #include "ckpt/Planner/Segments.h"
+#include "ckpt/Support/LocationName.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -52,18 +53,6 @@ std::string locationText(Location loc) {
       if (std::string text = locationText(inner); text != "?")
         return text;
   return "?";
-}
-
-/// The name a location gives its op (`loc("name"(...))`; ckpt-import-torch
-/// names each op after its torch.fx node), "" when it gives none.
-std::string locationName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string text = locationName(inner); !text.empty())
-        return text;
-  return "";
 }
 
 std::string shapeText(Type type) {
@@ -408,7 +397,7 @@ llvm::json::Value toJson(const StepReport &report) {
         {"kind", getValueKindName(tensor.kind)},
         {"producer", report.producerText(tensor)},
         {"location", locationText(report.locationOf(tensor))},
-        {"source_name", locationName(report.locationOf(tensor))},
+        {"source_name", getLocationName(report.locationOf(tensor))},
         {"value", report.name(tensor.value)},
         {"shape", shapeText(tensor.value.getType())},
         {"dtype", elementText(tensor.value.getType())},

@@ -70,6 +70,11 @@ def Ckpt_Dialect : Dialect {
     /// The i64 attribute of training steps planned under a budget: the
     /// budget in bytes.
     static constexpr ::llvm::StringLiteral kBudgetAttrName = "ckpt.budget";
+    /// The dictionary attribute of modules imported with
+    /// `ckpt-import-torch --record-calls`: PyTorch's op calls while the module
+    /// runs forward (ckpt-export-torch-plan).
+    static constexpr ::llvm::StringLiteral kTorchCallsAttrName =
+        "ckpt.torch_calls";
     void registerTypes();
   }];
 }

@@ -399,4 +399,50 @@ def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
   ];
 }
 
+def CkptExportTorchPlanPass : Pass<"ckpt-export-torch-plan",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Writes a planned step imported from PyTorch as selective "
+                "checkpointing policies for PyTorch, as JSON";
+  let description = [{
+    For a training step whose forward was imported with
+    `ckpt-import-torch --record-calls` (the module attribute
+    `ckpt.torch_calls`: PyTorch's op calls below autograd while the module
+    runs forward, and which call makes each op's value) and whose plan is
+    materialised (`ckpt-insert-recompute`), writes the plan as the regions
+    and per-call policies of `torch.utils.checkpoint` with
+    `create_selective_checkpoint_contexts`, which `ckpt_torch.apply_plan`
+    applies to the module in PyTorch.
+
+    Each region is one call of a submodule, checkpointed as a whole: by
+    default the module calls where the forward splits, found by going down
+    from the model into every module call that holds more than half of the
+    forward's op calls; `modules` names them instead (glob patterns over
+    module paths, the outermost matching calls taken). Each op call in a
+    region is `MUST_SAVE` when it makes a value the plan keeps (the value
+    a saved tensor of the step is, by the name its op's location carries),
+    else `MUST_RECOMPUTE`. For each region the file lists the module path
+    and which call of it, every op call in forward order (op, occurrence
+    among the region's calls of that op, policy, and for saved calls the
+    outputs the plan keeps) and a SHA-256 of the op sequence;
+    `ckpt_torch.apply_plan` refuses a module whose calls differ, naming
+    the first difference.
+
+    It also predicts the activation bytes PyTorch holds after forward,
+    storage by storage as the recorded run allocated them: without a plan
+    (what autograd saves) and with this one (what autograd saves outside
+    the regions, each region's inputs, and every output of each saved
+    call), and lists the kept values that PyTorch cannot keep as planned
+    and why (made outside every region, where autograd decides; made by
+    no single op call; written in place afterwards). The IR is unchanged;
+    docs/ReportFormat.md describes the file.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "File to write the plan to ('-' for standard output)">,
+    ListOption<"modules", "modules", "std::string",
+               "Module paths (glob patterns) whose calls become checkpoint "
+               "regions (default: chosen where the forward splits)">
+  ];
+}
+
 #endif // CKPT_TRANSFORMS_PASSES_TD

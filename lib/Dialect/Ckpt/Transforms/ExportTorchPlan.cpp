@@ -1,0 +1,458 @@
+//===- ExportTorchPlan.cpp - a planned step as PyTorch's selective AC -----===//
+//
+// Writes the plan of a training step imported from PyTorch as regions (module
+// calls) and per-op-call policies of PyTorch's selective activation
+// checkpointing, as JSON, with the activation bytes PyTorch will hold after
+// forward. Read-only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+
+#include "ckpt/Analysis/SavedTensors.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Planner/OpPlan.h"
+#include "ckpt/Support/LocationName.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/GlobPattern.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace ckpt {
+#define GEN_PASS_DEF_CKPTEXPORTTORCHPLANPASS
+#include "ckpt/Dialect/Ckpt/Transforms/Passes.h.inc"
+} // namespace ckpt
+
+using namespace mlir;
+using namespace ckpt;
+
+namespace {
+
+/// One call of a module while the model ran forward.
+struct ModuleCall {
+  std::string path;
+  int64_t parent; // the enclosing module call; -1 for the model's own
+  int64_t first, end; // its op calls, [first, end)
+  SmallVector<int64_t> inputs; // storages of its tensor arguments
+};
+
+/// The `ckpt.torch_calls` record of an import, checked.
+struct TorchCalls {
+  std::string function;
+  SmallVector<std::string> ops;             // per op call
+  SmallVector<SmallVector<int64_t>> outputs; // per op call: output storages
+  SmallVector<int64_t> storageBytes;
+  llvm::DenseSet<int64_t> found; // parameters, buffers and inputs
+  SmallVector<ModuleCall> modules;
+  SmallVector<std::pair<int64_t, int64_t>> packs; // (module call, storage)
+  llvm::DenseSet<std::pair<int64_t, int64_t>> mutated; // (op call, output)
+  SmallVector<std::pair<int64_t, int64_t>> writes;     // (op call, storage)
+  llvm::StringMap<std::pair<int64_t, int64_t>> values; // op name -> call
+};
+
+class CallsReader {
+public:
+  CallsReader(ModuleOp module, DictionaryAttr record)
+      : module(module), record(record) {}
+
+  FailureOr<TorchCalls> read() {
+    TorchCalls calls;
+    auto function = get<StringAttr>("function", "a string");
+    auto ops = get<ArrayAttr>("ops", "an array of strings");
+    auto outputs = get<ArrayAttr>("outputs", "an array of array<i64>");
+    auto bytes = get<DenseI64ArrayAttr>("storage_bytes", "an array<i64>");
+    auto found = get<DenseI64ArrayAttr>("found_storages", "an array<i64>");
+    auto modules = get<ArrayAttr>("modules", "an array of dictionaries");
+    auto packs = get<DenseI64ArrayAttr>("packs", "an array<i64>");
+    auto mutated = get<DenseI64ArrayAttr>("mutated", "an array<i64>");
+    auto writes = get<DenseI64ArrayAttr>("writes", "an array<i64>");
+    auto values = get<DictionaryAttr>("values", "a dictionary");
+    if (failed(status))
+      return failure();
+    calls.function = function.getValue().str();
+    llvm::append_range(calls.storageBytes, bytes.asArrayRef());
+    int64_t storages = bytes.size();
+    auto isStorage = [&](int64_t id) { return id >= 0 && id < storages; };
+    for (int64_t id : found.asArrayRef()) {
+      if (!isStorage(id))
+        return fail("found_storages", "names a storage it does not have");
+      calls.found.insert(id);
+    }
+    if (ops.size() != outputs.size())
+      return fail("outputs", "needs one entry per op call");
+    for (auto [op, out] : llvm::zip(ops, outputs)) {
+      auto name = dyn_cast<StringAttr>(op);
+      auto ids = dyn_cast<DenseI64ArrayAttr>(out);
+      if (!name || !ids)
+        return fail("ops", "and outputs need a string and an array<i64> per "
+                           "op call");
+      if (llvm::any_of(ids.asArrayRef(),
+                       [&](int64_t id) { return id != -1 && !isStorage(id); }))
+        return fail("outputs", "names a storage it does not have");
+      calls.ops.push_back(name.getValue().str());
+      calls.outputs.emplace_back(ids.asArrayRef());
+    }
+    int64_t opCalls = calls.ops.size();
+    for (Attribute entry : modules) {
+      auto dictionary = dyn_cast<DictionaryAttr>(entry);
+      auto path = dictionary ? dictionary.getAs<StringAttr>("path") : nullptr;
+      auto parent = dictionary ? dictionary.getAs<IntegerAttr>("parent")
+                               : nullptr;
+      auto range = dictionary ? dictionary.getAs<DenseI64ArrayAttr>("calls")
+                              : nullptr;
+      auto inputs = dictionary
+                        ? dictionary.getAs<DenseI64ArrayAttr>("inputs")
+                        : nullptr;
+      int64_t index = calls.modules.size();
+      if (!path || !parent || !range || range.size() != 2 || !inputs ||
+          parent.getInt() < -1 || parent.getInt() >= index ||
+          range[0] < 0 || range[0] > range[1] || range[1] > opCalls ||
+          !llvm::all_of(inputs.asArrayRef(), isStorage))
+        return fail("modules", "needs {path, parent (an earlier entry or -1), "
+                               "calls = array<i64: first, end>, inputs} per "
+                               "module call");
+      calls.modules.push_back({path.getValue().str(), parent.getInt(),
+                               range[0], range[1],
+                               SmallVector<int64_t>(inputs.asArrayRef())});
+    }
+    int64_t moduleCalls = calls.modules.size();
+    if (packs.size() % 2 != 0 || mutated.size() % 2 != 0 ||
+        writes.size() % 2 != 0)
+      return fail("packs", "mutated and writes hold pairs");
+    for (int64_t i = 0; i < packs.size(); i += 2) {
+      if (packs[i] < -1 || packs[i] >= moduleCalls || !isStorage(packs[i + 1]))
+        return fail("packs", "needs (module call, storage) pairs");
+      calls.packs.push_back({packs[i], packs[i + 1]});
+    }
+    for (int64_t i = 0; i < mutated.size(); i += 2)
+      calls.mutated.insert({mutated[i], mutated[i + 1]});
+    for (int64_t i = 0; i < writes.size(); i += 2) {
+      if (writes[i] < 0 || writes[i] >= opCalls || !isStorage(writes[i + 1]))
+        return fail("writes", "needs (op call, storage) pairs");
+      calls.writes.push_back({writes[i], writes[i + 1]});
+    }
+    for (NamedAttribute value : values) {
+      auto where = dyn_cast<DenseI64ArrayAttr>(value.getValue());
+      if (!where || where.size() != 2 || where[0] < 0 || where[0] >= opCalls ||
+          where[1] < 0 ||
+          where[1] >= static_cast<int64_t>(calls.outputs[where[0]].size()))
+        return fail("values", "maps op names to array<i64: op call, output>");
+      calls.values[value.getName().getValue()] = {where[0], where[1]};
+    }
+    return calls;
+  }
+
+private:
+  template <typename T> T get(StringRef field, StringRef what) {
+    auto value = record.getAs<T>(field);
+    if (!value && succeeded(status)) {
+      module.emitError() << "'" << CkptDialect::kTorchCallsAttrName
+                         << "' needs '" << field << "', " << what;
+      status = failure();
+    }
+    return value;
+  }
+  LogicalResult fail(StringRef field, StringRef what) {
+    return module.emitError() << "'" << CkptDialect::kTorchCallsAttrName
+                              << "': '" << field << "' " << what;
+  }
+
+  ModuleOp module;
+  DictionaryAttr record;
+  LogicalResult status = success();
+};
+
+/// The module calls that become regions: those matching one of `patterns`
+/// (outermost first), or by default the calls left after going down from
+/// the model into every call that holds more than half of the op calls.
+FailureOr<SmallVector<int64_t>> chooseRegions(ModuleOp module,
+                                              const TorchCalls &calls,
+                                              ArrayRef<std::string> patterns) {
+  SmallVector<int64_t> regions;
+  auto size = [&](int64_t call) {
+    return calls.modules[call].end - calls.modules[call].first;
+  };
+  auto children = [&](int64_t call) {
+    SmallVector<int64_t> result;
+    for (auto [index, entry] : llvm::enumerate(calls.modules))
+      if (entry.parent == call)
+        result.push_back(index);
+    return result;
+  };
+  // PyTorch's checkpoint holds a region's inputs for its recompute, and
+  // refuses to recompute when one was written in place since.
+  auto writtenInput = [&](int64_t call) -> std::optional<int64_t> {
+    const ModuleCall &entry = calls.modules[call];
+    for (auto [opCall, storage] : calls.writes)
+      if (opCall >= entry.first && opCall < entry.end &&
+          llvm::is_contained(entry.inputs, storage))
+        return opCall;
+    return std::nullopt;
+  };
+  if (patterns.empty()) {
+    SmallVector<int64_t> pending = children(-1);
+    int64_t total = calls.ops.size();
+    while (!pending.empty()) {
+      int64_t call = pending.pop_back_val();
+      SmallVector<int64_t> inner = children(call);
+      bool valid = !writtenInput(call);
+      if ((2 * size(call) > total || !valid) && !inner.empty())
+        llvm::append_range(pending, inner);
+      else if (valid && size(call) > 0 && calls.modules[call].parent != -1)
+        regions.push_back(call);
+    }
+    llvm::sort(regions);
+    if (regions.empty())
+      return module.emitError()
+             << "the model has no submodule call to make a checkpoint region "
+                "of; name the regions with 'modules'";
+    return regions;
+  }
+  SmallVector<llvm::GlobPattern> globs;
+  for (const std::string &pattern : patterns) {
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
+    if (!glob)
+      return module.emitError() << "'modules': '" << pattern
+                                << "' is not a glob pattern: "
+                                << llvm::toString(glob.takeError());
+    globs.push_back(std::move(*glob));
+  }
+  SmallVector<bool> used(globs.size(), false);
+  llvm::DenseSet<int64_t> chosen;
+  for (auto [index, entry] : llvm::enumerate(calls.modules)) {
+    bool inside = false;
+    for (int64_t up = entry.parent; up != -1; up = calls.modules[up].parent)
+      inside |= chosen.contains(up);
+    for (auto [glob, isUsed] : llvm::zip(globs, used))
+      if (glob.match(entry.path)) {
+        isUsed = true;
+        if (inside || entry.parent == -1 || !chosen.insert(index).second)
+          continue;
+        if (std::optional<int64_t> opCall = writtenInput(index))
+          return module.emitError()
+                 << "'modules': module '" << entry.path << "' writes its "
+                 << "input in place (op call " << *opCall << ", "
+                 << calls.ops[*opCall] << "), so PyTorch cannot checkpoint it";
+        regions.push_back(index);
+      }
+  }
+  for (auto [pattern, isUsed] : llvm::zip(patterns, used))
+    if (!isUsed)
+      return module.emitError() << "'modules': no submodule call matches '"
+                                << pattern << "'";
+  return regions;
+}
+
+std::string sha256Hex(ArrayRef<std::string> ops) {
+  llvm::SHA256 hash;
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    if (index)
+      hash.update("\n");
+    hash.update(op);
+  }
+  std::array<uint8_t, 32> digest = hash.final();
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+struct CkptExportTorchPlanPass
+    : public ckpt::impl::CkptExportTorchPlanPassBase<CkptExportTorchPlanPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    ModuleOp module = getOperation();
+    auto record = module->getAttrOfType<DictionaryAttr>(
+        CkptDialect::kTorchCallsAttrName);
+    if (!record) {
+      module.emitError() << "no record of PyTorch's op calls: import the "
+                            "model with 'ckpt-import-torch --record-calls'";
+      return signalPassFailure();
+    }
+    FailureOr<TorchCalls> calls = CallsReader(module, record).read();
+    if (failed(calls))
+      return signalPassFailure();
+    func::FuncOp step;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func->hasAttr(CkptDialect::kTrainingStepAttrName) &&
+          (func.getSymName() == calls->function ||
+           func.getSymName() == calls->function + "_train"))
+        step = func;
+    if (!step) {
+      module.emitError() << "no training step of '" << calls->function
+                         << "' to export; run ckpt-autodiff (or "
+                            "ckpt-pipeline) first";
+      return signalPassFailure();
+    }
+    if (!step.getOps<CheckpointOp>().empty() || hasOpPlan(step)) {
+      step.emitError() << "the plan is not materialised; run "
+                          "ckpt-insert-recompute first";
+      return signalPassFailure();
+    }
+    FailureOr<SavedTensorAnalysis> saved = SavedTensorAnalysis::compute(step);
+    if (failed(saved))
+      return signalPassFailure();
+    FailureOr<SmallVector<int64_t>> regions =
+        chooseRegions(module, *calls, modules);
+    if (failed(regions))
+      return signalPassFailure();
+
+    // The region each op call and each module call runs in (-1: none).
+    SmallVector<int64_t> callRegion(calls->ops.size(), -1);
+    SmallVector<int64_t> moduleRegion(calls->modules.size(), -1);
+    for (auto [position, region] : llvm::enumerate(*regions)) {
+      const ModuleCall &entry = calls->modules[region];
+      for (int64_t call = entry.first; call < entry.end; ++call)
+        callRegion[call] = position;
+    }
+    for (auto [index, entry] : llvm::enumerate(calls->modules))
+      for (int64_t up = index; up != -1 && moduleRegion[index] == -1;
+           up = calls->modules[up].parent)
+        if (const auto *it = llvm::find(*regions, up); it != regions->end())
+          moduleRegion[index] = it - regions->begin();
+
+    // The op calls to save, with the outputs the plan keeps, and the kept
+    // values PyTorch cannot keep as planned.
+    std::map<int64_t, std::set<int64_t>> savedCalls;
+    llvm::json::Array notAsPlanned;
+    for (const SavedTensor &tensor : saved->getSavedTensors()) {
+      if (tensor.kind != ValueKind::Activation || !tensor.producer)
+        continue;
+      std::string name = getLocationName(tensor.producer->getLoc());
+      auto reason = [&]() -> std::optional<StringRef> {
+        auto it = calls->values.find(name);
+        if (it == calls->values.end())
+          return StringRef("no op call of PyTorch's makes it");
+        auto [call, first] = it->second;
+        int64_t output = first + cast<OpResult>(tensor.value).getResultNumber();
+        if (output >= static_cast<int64_t>(calls->outputs[call].size()))
+          output = first;
+        if (callRegion[call] == -1)
+          return StringRef("made outside every region, where autograd "
+                           "decides");
+        // Saving a call caches all its outputs, and PyTorch refuses to
+        // give back a cached tensor that was written since (an in-place
+        // op's too: autograd counts its write after the cache saw it).
+        for (int64_t written = 0,
+                     outputs = calls->outputs[call].size();
+             written < outputs; ++written)
+          if (calls->mutated.contains({call, written}))
+            return StringRef("its op call makes a tensor written in place "
+                             "(by it or later), which PyTorch cannot cache");
+        savedCalls[call].insert(output);
+        return std::nullopt;
+      }();
+      if (reason)
+        notAsPlanned.push_back(llvm::json::Object{
+            {"value", name.empty() ? "?" : name},
+            {"bytes", static_cast<int64_t>(tensor.bytes)},
+            {"reason", *reason}});
+    }
+
+    // What PyTorch holds after forward: storages, each counted once, that
+    // the run made (not parameters, buffers or inputs).
+    auto bytesOf = [&](const llvm::DenseSet<int64_t> &storages) {
+      int64_t total = 0;
+      for (int64_t id : storages)
+        if (!calls->found.contains(id))
+          total += calls->storageBytes[id];
+      return total;
+    };
+    // A region in which autograd saves nothing is never recomputed, and
+    // PyTorch drops what its checkpoint held (inputs, cached outputs,
+    // random state) right after forward.
+    llvm::DenseSet<int64_t> withoutPlan, outside, withPlan;
+    SmallVector<bool> recomputes(regions->size(), false);
+    for (auto [moduleCall, storage] : calls->packs) {
+      withoutPlan.insert(storage);
+      if (moduleCall == -1 || moduleRegion[moduleCall] == -1)
+        outside.insert(storage);
+      else
+        recomputes[moduleRegion[moduleCall]] = true;
+    }
+    withPlan = outside;
+
+    llvm::StringMap<int64_t> callsOfPath;
+    SmallVector<int64_t> callNumber(calls->modules.size());
+    for (auto [index, entry] : llvm::enumerate(calls->modules))
+      callNumber[index] = callsOfPath[entry.path]++;
+
+    llvm::json::Array regionsJson;
+    for (auto [position, region] : llvm::enumerate(*regions)) {
+      const ModuleCall &entry = calls->modules[region];
+      llvm::DenseSet<int64_t> held(entry.inputs.begin(), entry.inputs.end());
+      llvm::StringMap<int64_t> occurrences;
+      llvm::json::Array ops;
+      SmallVector<std::string> sequence;
+      for (int64_t call = entry.first; call < entry.end; ++call) {
+        const std::string &op = calls->ops[call];
+        sequence.push_back(op);
+        llvm::json::Object item{{"op", op},
+                                {"occurrence", occurrences[op]++}};
+        auto it = savedCalls.find(call);
+        if (it == savedCalls.end()) {
+          item["policy"] = "MUST_RECOMPUTE";
+        } else {
+          item["policy"] = "MUST_SAVE";
+          item["outputs"] = llvm::json::Array(
+              std::vector<int64_t>(it->second.begin(), it->second.end()));
+          for (int64_t storage : calls->outputs[call])
+            if (storage != -1)
+              held.insert(storage);
+        }
+        ops.push_back(std::move(item));
+      }
+      if (!recomputes[position])
+        held.clear();
+      for (int64_t storage : held)
+        withPlan.insert(storage);
+      regionsJson.push_back(llvm::json::Object{
+          {"module", entry.path},
+          {"call", callNumber[region]},
+          {"ops_sha256", sha256Hex(sequence)},
+          {"recomputes", recomputes[position]},
+          {"held_bytes", bytesOf(held)},
+          {"ops", std::move(ops)}});
+    }
+
+    llvm::json::Object plan{
+        {"format", "ckpt-torch-plan"},
+        {"version", 1},
+        {"function", calls->function},
+        {"step", step.getSymName()},
+        {"regions", std::move(regionsJson)},
+        {"held_bytes",
+         llvm::json::Object{{"without_plan", bytesOf(withoutPlan)},
+                            {"with_plan", bytesOf(withPlan)},
+                            {"outside_regions", bytesOf(outside)}}},
+        {"ckpt_saved_bytes",
+         static_cast<int64_t>(saved->getBytes(ValueKind::Activation))},
+        {"not_saved_as_planned", std::move(notAsPlanned)}};
+    if (auto strategy =
+            step->getAttrOfType<StringAttr>(CkptDialect::kPlanAttrName))
+      plan["plan"] = strategy.getValue();
+    if (auto budget =
+            step->getAttrOfType<IntegerAttr>(CkptDialect::kBudgetAttrName))
+      plan["budget"] = budget.getInt();
+
+    std::string message;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        openOutputFile(output, &message);
+    if (!file) {
+      module.emitError() << "cannot write the plan to '" << output
+                         << "': " << message;
+      return signalPassFailure();
+    }
+    file->os() << llvm::formatv("{0:2}",
+                                llvm::json::Value(std::move(plan)))
+               << "\n";
+    file->keep();
+  }
+};
+
+} // namespace
