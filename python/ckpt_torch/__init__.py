@@ -13,8 +13,8 @@ op calls differ from the plan's stops the forward with a PlanMismatch
 naming the first difference.
 
 Put the repository's python/ directory on sys.path to import it; it needs
-PyTorch 2.5 or later, and `plan` needs ckpt-opt (the build's bin/, or
-PATH, or the CKPT_OPT environment variable).
+PyTorch 2.5 or later, and `plan` needs ckpt-opt (the CKPT_OPT
+environment variable, else PATH, else the repository's build/bin/).
 """
 
 import contextlib
@@ -198,8 +198,8 @@ def plan_of(module):
 
 def _ckpt_opt(explicit):
     for candidate in (explicit, os.environ.get("CKPT_OPT"),
-                      os.path.join(_ROOT, "build", "bin", "ckpt-opt"),
-                      shutil.which("ckpt-opt")):
+                      shutil.which("ckpt-opt"),
+                      os.path.join(_ROOT, "build", "bin", "ckpt-opt")):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     raise PlanError("cannot find ckpt-opt: build the repository, put it on "

@@ -102,3 +102,16 @@ func.func @backward_value(%x: tensor<4xf32>) {
   %y = ckpt.neg %x {ckpt.backward = 1 : i64} : tensor<4xf32>
   return
 }
+
+// -----
+
+// expected-error @below {{'ckpt.torch_calls' is a dictionary on modules}}
+func.func @torch_calls_on_function() attributes {ckpt.torch_calls = {}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'ckpt.torch_calls' is a dictionary on modules}}
+module attributes {ckpt.torch_calls = ["aten.mm.default"]} {
+}

@@ -167,6 +167,8 @@ def _ddp_rank(rank, plan_path, options, address, results):
         gradients[label] = [p.grad for p in copy_.parameters()]
     if rank == 0:
         torch.save(gradients, results)
+    # Both processes leave together: gloo aborts one whose peer has gone.
+    dist.barrier()
     dist.destroy_process_group()
 
 
@@ -185,9 +187,8 @@ def ddp(options):
         mp.spawn(_ddp_rank, args=(os.path.join(directory, "plan.json"),
                                   options, address, results), nprocs=2)
         gradients = torch.load(results)
-    single = copy.deepcopy(model)
-    ckpt_torch.apply_plan(single, os.path.join(directory, "plan.json")) \
-        if False else None
+        single = ckpt_torch.apply_plan(copy.deepcopy(model),
+                                       os.path.join(directory, "plan.json"))
     torch.manual_seed(1)
     single(*inputs).backward()
     reference = [p.grad for p in single.parameters()]
