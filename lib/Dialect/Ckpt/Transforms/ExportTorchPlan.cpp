@@ -316,6 +316,23 @@ struct CkptExportTorchPlanPass
         if (const auto *it = llvm::find(*regions, up); it != regions->end())
           moduleRegion[index] = it - regions->begin();
 
+    // Saving a call caches all its outputs, and PyTorch refuses to give
+    // back a cached tensor that was written since (an in-place op's too:
+    // autograd counts its write after the cache saw it).
+    auto cacheable = [&](int64_t call) {
+      for (int64_t output = 0, outputs = calls->outputs[call].size();
+           output < outputs; ++output)
+        if (calls->mutated.contains({call, output}))
+          return false;
+      return true;
+    };
+    // The first op call to make each storage.
+    llvm::DenseMap<int64_t, int64_t> storageMaker;
+    for (auto [call, storages] : llvm::enumerate(calls->outputs))
+      for (int64_t storage : storages)
+        if (storage != -1)
+          storageMaker.try_emplace(storage, call);
+
     // The op calls to save, with the outputs the plan keeps, and the kept
     // values PyTorch cannot keep as planned.
     std::map<int64_t, std::set<int64_t>> savedCalls;
@@ -335,16 +352,17 @@ struct CkptExportTorchPlanPass
         if (callRegion[call] == -1)
           return StringRef("made outside every region, where autograd "
                            "decides");
-        // Saving a call caches all its outputs, and PyTorch refuses to
-        // give back a cached tensor that was written since (an in-place
-        // op's too: autograd counts its write after the cache saw it).
-        for (int64_t written = 0,
-                     outputs = calls->outputs[call].size();
-             written < outputs; ++written)
-          if (calls->mutated.contains({call, written}))
-            return StringRef("its op call makes a tensor written in place "
-                             "(by it or later), which PyTorch cannot cache");
+        if (!cacheable(call))
+          return StringRef("its op call makes a tensor written in place "
+                           "(by it or later), which PyTorch cannot cache");
         savedCalls[call].insert(output);
+        // A view's recompute would run the op that made its storage again
+        // for nothing: that op is saved too, at no cost in memory.
+        auto maker = storageMaker.find(calls->outputs[call][output]);
+        if (maker != storageMaker.end() && maker->second != call &&
+            callRegion[maker->second] == callRegion[call] &&
+            cacheable(maker->second))
+          savedCalls[maker->second];
         return std::nullopt;
       }();
       if (reason)
