@@ -35,7 +35,6 @@ build/bin)
 import argparse
 import copy
 import json
-import operator
 import os
 import subprocess
 import sys
@@ -63,11 +62,6 @@ MODELS = {"mlp": ("MLP stack", 0.0), "gpt2": ("GPT-2", 0.0),
 
 def ckpt_opt():
     return os.environ.get("CKPT_OPT") or ckpt_torch._ckpt_opt(None)
-
-
-def eager_step(model, inputs):
-    """Loss, held bytes after forward and gradients, seeded."""
-    return sac_checks.train_step(model, inputs)
 
 
 def same(a, b):
@@ -242,7 +236,8 @@ def rows_for(name):
     def row(plan, saved, recompute, seconds, match, note=""):
         rows.append((title, plan, saved, recompute, seconds, match, note))
 
-    _, held, reference = eager_step(copy.deepcopy(model), inputs)
+    _, held, reference = sac_checks.train_step(copy.deepcopy(model),
+                                               inputs)
     row("no rematerialisation (eager)", held, 0.0, None, "reference")
     flops = call_flops(copy.deepcopy(model), inputs)
 
@@ -267,7 +262,7 @@ def rows_for(name):
                 m, checkpoint_impl=CheckpointImpl.NO_REENTRANT,
                 preserve_rng_state=True),
             check_fn=lambda m: m in targets)
-        _, blocks_held, gradients = eager_step(blocks, inputs)
+        _, blocks_held, gradients = sac_checks.train_step(blocks, inputs)
         row(f"per-block checkpoint ({len(paths)} modules)",
             blocks_held - state * sum(r["recomputes"] for r in plan["regions"]),
             region_recompute(plan, flops, True), None,
@@ -282,7 +277,8 @@ def rows_for(name):
                     step, f"strategy={strategy} budget={budget}", directory,
                     strategy)
                 applied = ckpt_torch.apply_plan(copy.deepcopy(model), plan)
-                _, planned_held, gradients = eager_step(applied, inputs)
+                _, planned_held, gradients = sac_checks.train_step(
+                    applied, inputs)
                 regions = sum(r["recomputes"] for r in plan["regions"])
                 kept = report["saved_totals"]["activations"]["bytes"]
                 row(f"ckpt-opt {strategy}, budget {budget} B, through SAC",

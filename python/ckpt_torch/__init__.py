@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 
-import torch
 from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
     CheckpointImpl, apply_activation_checkpointing, checkpoint_wrapper)
 from torch.utils.checkpoint import (CheckpointPolicy,
