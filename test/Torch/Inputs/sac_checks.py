@@ -21,7 +21,9 @@ activation checkpointing), checked against PyTorch without them.
       against the same two processes without the plan.
 
 MODEL: mlp (the article's MLP stack), gpt2, llama (examples/torch),
-resnet18 (torchvision) or hf-gpt2 (transformers' GPT-2).
+resnet18 (torchvision), hf-gpt2 (transformers' GPT-2), or zoo:NAME for
+any model of bench/zoo-checks.py (a torchvision classifier or family,
+or a transformers architecture; batch 2 as that script builds them).
 """
 
 import argparse
@@ -62,6 +64,11 @@ def build(name, dropout, batch):
         zoo = __import__("torchvision-zoo")
         return (zoo.build("resnet18"),
                 (torch.randn(batch, 3, 32, 32), torch.randint(0, 10, (batch,))))
+    if name.startswith("zoo:"):
+        # bench/zoo-checks.py's models, in f32 (dropout and stochastic
+        # depth off there; PyTorch's own random numbers would do here).
+        checks = __import__("zoo-checks")
+        return checks.build(name[len("zoo:"):], torch.float32)
     if name == "hf-gpt2":
         import transformers_models
         return (transformers_models.gpt2(layers=3, width=32, heads=2, vocab=64,
@@ -89,46 +96,61 @@ def train_step(model, inputs):
     return loss.detach(), held, [p.grad for p in model.parameters()]
 
 
-def check(options):
-    model, inputs = build(options.model, options.dropout, 2)
+def measure(name, dropout=0.0, strategy="dp", budget=None):
+    """One training step with and without the plan: the plan, whether the
+    loss and gradients are bit-identical, and the held bytes measured and
+    predicted (bench/sac-zoo.py prints them as a table)."""
+    model, inputs = build(name, dropout, 2)
     reference = copy.deepcopy(model)
-    planned = ckpt_torch.plan(copy.deepcopy(model), inputs,
-                              budget=options.budget, strategy=options.strategy)
+    planned = ckpt_torch.plan(copy.deepcopy(model), inputs, budget=budget,
+                              strategy=strategy)
     plan = ckpt_torch.plan_of(planned)
     loss, held, gradients = train_step(reference, inputs)
     planned_loss, planned_held, planned_gradients = train_step(planned, inputs)
-    failures = 0
-    same = torch.equal(loss, planned_loss) and all(
-        torch.equal(a, b) for a, b in zip(gradients, planned_gradients))
-    print(f"{options.model}: plan {plan.get('plan')}, {len(plan['regions'])} "
-          f"regions, {sum(o['policy'] == 'MUST_SAVE' for r in plan['regions'] for o in r['ops'])} "
-          f"op calls saved")
-    print(f"loss and {len(gradients)} gradients: "
-          f"{'bit-identical' if same else 'DIFFERENT'}")
-    failures += not same
     predicted = plan["held_bytes"]
     state = torch.get_rng_state().nbytes * sum(
         r["recomputes"] for r in plan["regions"])
-    unplanned_delta = held - predicted["without_plan"]
-    planned_delta = planned_held - predicted["with_plan"] - state
-    print(f"held after forward, no plan: {held} B measured, "
+    return {
+        "plan": plan, "gradients": len(gradients),
+        "same": torch.equal(loss, planned_loss) and all(
+            torch.equal(a, b) for a, b in zip(gradients, planned_gradients)),
+        "held": held, "planned_held": planned_held, "state": state,
+        "unplanned_delta": held - predicted["without_plan"],
+        "planned_delta": planned_held - predicted["with_plan"] - state,
+        "saved_calls": sum(o["policy"] == "MUST_SAVE"
+                           for r in plan["regions"] for o in r["ops"]),
+        "not_as_planned": (len(plan["not_saved_as_planned"]),
+                           sum(v["bytes"]
+                               for v in plan["not_saved_as_planned"]))}
+
+
+def check(options):
+    found = measure(options.model, options.dropout, options.strategy,
+                    options.budget)
+    plan, predicted = found["plan"], found["plan"]["held_bytes"]
+    print(f"{options.model}: plan {plan.get('plan')}, {len(plan['regions'])} "
+          f"regions, {found['saved_calls']} op calls saved")
+    print(f"loss and {found['gradients']} gradients: "
+          f"{'bit-identical' if found['same'] else 'DIFFERENT'}")
+    print(f"held after forward, no plan: {found['held']} B measured, "
           f"{predicted['without_plan']} B predicted")
-    print(f"held after forward, plan: {planned_held} B measured, "
-          f"{predicted['with_plan']} B predicted + {state} B random state")
-    print(f"fall: {held - planned_held} B measured, "
-          f"{predicted['without_plan'] - predicted['with_plan'] - state} B "
-          f"predicted")
-    print(f"ckpt's plan keeps {plan['ckpt_saved_bytes']} B; "
-          f"{len(plan['not_saved_as_planned'])} kept values not saved as "
-          f"planned ({sum(v['bytes'] for v in plan['not_saved_as_planned'])} B)")
-    if unplanned_delta != planned_delta:
-        print(f"FAILED: measured less predicted is {unplanned_delta} B "
-              f"without the plan, {planned_delta} B with it")
-        failures += 1
-    else:
-        print(f"measured less predicted: {planned_delta} B with and without "
-              "the plan")
-    return failures
+    print(f"held after forward, plan: {found['planned_held']} B measured, "
+          f"{predicted['with_plan']} B predicted + {found['state']} B "
+          "random state")
+    print(f"fall: {found['held'] - found['planned_held']} B measured, "
+          f"{predicted['without_plan'] - predicted['with_plan'] - found['state']}"
+          " B predicted")
+    count, size = found["not_as_planned"]
+    print(f"ckpt's plan keeps {plan['ckpt_saved_bytes']} B; {count} kept "
+          f"values not saved as planned ({size} B)")
+    if found["unplanned_delta"] != found["planned_delta"]:
+        print(f"FAILED: measured less predicted is "
+              f"{found['unplanned_delta']} B without the plan, "
+              f"{found['planned_delta']} B with it")
+        return 1
+    print(f"measured less predicted: {found['planned_delta']} B with and "
+          "without the plan")
+    return int(not found["same"])
 
 
 def changed(options):
