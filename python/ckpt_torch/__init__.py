@@ -196,8 +196,15 @@ def plan_of(module):
 
 
 def _ckpt_opt(explicit):
-    for candidate in (explicit, os.environ.get("CKPT_OPT"),
-                      shutil.which("ckpt-opt"),
+    """The ckpt-opt to run: `explicit`, else $CKPT_OPT (either must be an
+    executable), else the one on PATH, else the repository's build."""
+    for given, what in ((explicit, "ckpt_opt"),
+                        (os.environ.get("CKPT_OPT"), "CKPT_OPT")):
+        if given:
+            if not os.access(given, os.X_OK):
+                raise PlanError(f"{what} '{given}' is not an executable")
+            return given
+    for candidate in (shutil.which("ckpt-opt"),
                       os.path.join(_ROOT, "build", "bin", "ckpt-opt")):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
@@ -220,8 +227,9 @@ def plan(module, example_inputs, budget=None, strategy="auto", modules=None,
     under `budget`, bytes as an int or ckpt-opt's spelling: "2GiB",
     "512MiB"; `modules`: glob patterns of the region modules instead of
     the automatic choice), and returns the module with the plan applied.
-    With `keep` (a directory), the step, the plan and ckpt-opt's report
-    are written there."""
+    `ckpt_opt` is the ckpt-opt to run (default: $CKPT_OPT, PATH, the
+    repository's build). With `keep` (a directory), the step, the plan and
+    ckpt-opt's report are written there."""
     importer = _importer()
     try:
         imported = importer.import_module(module, tuple(example_inputs),

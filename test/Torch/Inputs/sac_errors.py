@@ -1,0 +1,93 @@
+"""ckpt_torch's errors, one per line of output: each bad plan file, a plan
+for another model, a model that calls a region more often or makes fewer
+op calls than the plan has, a failed import and a failed ckpt-opt run."""
+
+import copy
+import json
+import os
+import sys
+import tempfile
+
+import torch
+from torch import nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "python"))
+import ckpt_torch  # noqa: E402
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.tanh(self.fc(x))
+
+
+class Model(nn.Module):
+    def __init__(self, calls=1):
+        super().__init__()
+        self.first = Block()
+        self.second = Block()
+        self.calls = calls
+
+    def forward(self, x):
+        for _ in range(self.calls):
+            x = self.second(self.first(x))
+        return x.square().mean()
+
+
+def report(what, action):
+    try:
+        action()
+        print(f"{what}: no error")
+    except ckpt_torch.PlanError as error:
+        print(f"{what}: {type(error).__name__}: {error}")
+
+
+def main():
+    torch.manual_seed(0)
+    x = torch.randn(4, 8)
+    with tempfile.TemporaryDirectory() as directory:
+        ckpt_torch.plan(Model(), (x,), strategy="sqrt", keep=directory)
+        path = os.path.join(directory, "plan.json")
+        with open(path) as f:
+            plan = json.load(f)
+
+        def written(name, value):
+            target = os.path.join(directory, name)
+            with open(target, "w") as f:
+                f.write(value if isinstance(value, str) else
+                        json.dumps(value))
+            return target
+
+        report("missing file", lambda: ckpt_torch.apply_plan(
+            Model(), os.path.join(directory, "none.json")))
+        report("not JSON", lambda: ckpt_torch.apply_plan(
+            Model(), written("text.json", "plan")))
+        report("other format", lambda: ckpt_torch.apply_plan(
+            Model(), written("other.json", {**plan, "version": 2})))
+        edited = copy.deepcopy(plan)
+        edited["regions"][0]["ops"][0]["op"] = "aten.mm.default"
+        report("edited", lambda: ckpt_torch.apply_plan(
+            Model(), written("edited.json", edited)))
+        renamed = copy.deepcopy(plan)
+        renamed["regions"][0]["module"] = "third"
+        report("other model", lambda: ckpt_torch.apply_plan(
+            Model(), written("renamed.json", renamed)))
+        twice = ckpt_torch.apply_plan(Model(calls=2), path)
+        report("called twice", lambda: twice(x))
+        shorter = ckpt_torch.apply_plan(Model(), path)
+        block = shorter.first._checkpoint_wrapped_module
+        block.forward = lambda v: block.fc(v)
+        report("fewer op calls", lambda: shorter(x))
+        report("import fails", lambda: ckpt_torch.plan(Model(), (x, x)))
+        report("ckpt-opt fails", lambda: ckpt_torch.plan(
+            Model(), (x,), budget="nothing"))
+        report("no ckpt-opt", lambda: ckpt_torch.plan(
+            Model(), (x,), ckpt_opt=os.path.join(directory, "ckpt-opt")))
+
+
+if __name__ == "__main__":
+    main()
