@@ -18,7 +18,7 @@ func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
 module attributes {ckpt.torch_calls = {
   function = "f", ops = [], outputs = [], storage_bytes = array<i64>,
   found_storages = array<i64>, modules = [], packs = array<i64>,
-  mutated = array<i64>, writes = array<i64>}} {
+  writes = array<i64>}} {
 func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
@@ -31,7 +31,7 @@ func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
 module attributes {ckpt.torch_calls = {
   function = "f", ops = ["aten.sum.default"], outputs = [],
   storage_bytes = array<i64>, found_storages = array<i64>, modules = [],
-  packs = array<i64>, mutated = array<i64>, writes = array<i64>,
+  packs = array<i64>, writes = array<i64>,
   values = {}}} {
 func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
@@ -45,7 +45,7 @@ func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
 module attributes {ckpt.torch_calls = {
   function = "f", ops = ["aten.sum.default"], outputs = [array<i64: 3>],
   storage_bytes = array<i64: 16>, found_storages = array<i64: 0>,
-  modules = [], packs = array<i64>, mutated = array<i64>,
+  modules = [], packs = array<i64>,
   writes = array<i64>, values = {}}} {
 func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
@@ -61,7 +61,7 @@ module attributes {ckpt.torch_calls = {
   storage_bytes = array<i64: 16, 4>, found_storages = array<i64: 0>,
   modules = [{path = "", parent = -1 : i64, calls = array<i64: 0, 2>,
               inputs = array<i64: 0>}],
-  packs = array<i64>, mutated = array<i64>, writes = array<i64>,
+  packs = array<i64>, writes = array<i64>,
   values = {}}} {
 func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
@@ -77,7 +77,7 @@ module attributes {ckpt.torch_calls = {
   storage_bytes = array<i64: 16, 4>, found_storages = array<i64: 0>,
   modules = [{path = "", parent = -1 : i64, calls = array<i64: 0, 1>,
               inputs = array<i64: 0>}],
-  packs = array<i64: 1, 0>, mutated = array<i64>, writes = array<i64>,
+  packs = array<i64: 1, 0>, writes = array<i64>,
   values = {}}} {
 func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
@@ -93,7 +93,7 @@ module attributes {ckpt.torch_calls = {
   storage_bytes = array<i64: 16, 4>, found_storages = array<i64: 0>,
   modules = [{path = "", parent = -1 : i64, calls = array<i64: 0, 1>,
               inputs = array<i64: 0>}],
-  packs = array<i64>, mutated = array<i64>, writes = array<i64>,
+  packs = array<i64>, writes = array<i64>,
   values = {"l" = array<i64: 0, 1>}}} {
 func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
@@ -109,7 +109,7 @@ module attributes {ckpt.torch_calls = {
   storage_bytes = array<i64: 16, 4>, found_storages = array<i64: 0>,
   modules = [{path = "", parent = -1 : i64, calls = array<i64: 0, 1>,
               inputs = array<i64: 0>}],
-  packs = array<i64>, mutated = array<i64>, writes = array<i64>,
+  packs = array<i64>, writes = array<i64>,
   values = {}}} {
 func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
@@ -126,7 +126,7 @@ module attributes {ckpt.torch_calls = {
   storage_bytes = array<i64: 16, 4>, found_storages = array<i64: 0>,
   modules = [{path = "", parent = -1 : i64, calls = array<i64: 0, 1>,
               inputs = array<i64: 0>}],
-  packs = array<i64>, mutated = array<i64>, writes = array<i64>,
+  packs = array<i64>, writes = array<i64>,
   values = {}}} {
 func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>

@@ -290,10 +290,8 @@ class PyTorchCalls:
     for each module call: its path, the enclosing call, its op calls
     [first, end) and its tensor inputs' storages; the storages autograd
     saves and the module call saving each; the storages each op call
-    writes in place; the outputs whose storage the
-    call itself or a later one writes in place (which checkpointing cannot
-    cache: autograd counts the write after the cache has seen the
-    tensor)."""
+    writes in place (checkpointing cannot cache an output whose storage
+    its call or a later one writes)."""
 
     def __init__(self, module, example_inputs):
         from torch.utils._python_dispatch import TorchDispatchMode
@@ -366,14 +364,7 @@ class PyTorchCalls:
         finally:
             for hook in hooks:
                 hook.remove()
-        last_write = {}
-        for call, storage in writes:
-            last_write[storage] = call
         self.writes = writes
-        self.mutated = [(call, index)
-                        for call, (_, numbers, _) in enumerate(calls)
-                        for index, storage in enumerate(numbers)
-                        if last_write.get(storage, -1) >= call]
         storages.alive = []
 
     def match(self, graph, values, skip):
@@ -428,7 +419,6 @@ class PyTorchCalls:
             f"  found_storages = {ints(self.storages.found)},\n"
             f"  modules = [\n    {modules}],\n"
             f"  packs = {ints([i for pack in self.packs for i in pack])},\n"
-            f"  mutated = {ints([i for m in self.mutated for i in m])},\n"
             f"  writes = {ints([i for w in self.writes for i in w])},\n"
             f"  values = {{\n    {named}}}}}")
 

@@ -16,7 +16,6 @@ module attributes {ckpt.torch_calls = {
     {path = "blocks.0", parent = 0 : i64, calls = array<i64: 0, 2>, inputs = array<i64: 0>},
     {path = "blocks.1", parent = 0 : i64, calls = array<i64: 2, 4>, inputs = array<i64: 4>}],
   packs = array<i64: 1, 0, 1, 1, 1, 4, 2, 4, 2, 2, 2, 6>,
-  mutated = array<i64>,
   writes = array<i64>,
   values = {"mm0" = array<i64: 0, 0>, "tanh0" = array<i64: 1, 0>,
             "mm1" = array<i64: 2, 0>, "tanh1" = array<i64: 3, 0>,

@@ -51,7 +51,6 @@ struct TorchCalls {
   llvm::DenseSet<int64_t> found; // parameters, buffers and inputs
   SmallVector<ModuleCall> modules;
   SmallVector<std::pair<int64_t, int64_t>> packs; // (module call, storage)
-  llvm::DenseSet<std::pair<int64_t, int64_t>> mutated; // (op call, output)
   SmallVector<std::pair<int64_t, int64_t>> writes;     // (op call, storage)
   llvm::StringMap<std::pair<int64_t, int64_t>> values; // op name -> call
 };
@@ -70,7 +69,6 @@ public:
     auto found = get<DenseI64ArrayAttr>("found_storages", "an array<i64>");
     auto modules = get<ArrayAttr>("modules", "an array of dictionaries");
     auto packs = get<DenseI64ArrayAttr>("packs", "an array<i64>");
-    auto mutated = get<DenseI64ArrayAttr>("mutated", "an array<i64>");
     auto writes = get<DenseI64ArrayAttr>("writes", "an array<i64>");
     auto values = get<DictionaryAttr>("values", "a dictionary");
     if (failed(status))
@@ -122,16 +120,13 @@ public:
                                SmallVector<int64_t>(inputs.asArrayRef())});
     }
     int64_t moduleCalls = calls.modules.size();
-    if (packs.size() % 2 != 0 || mutated.size() % 2 != 0 ||
-        writes.size() % 2 != 0)
-      return fail("packs", "mutated and writes hold pairs");
+    if (packs.size() % 2 != 0 || writes.size() % 2 != 0)
+      return fail("packs", "and writes hold pairs");
     for (int64_t i = 0; i < packs.size(); i += 2) {
       if (packs[i] < -1 || packs[i] >= moduleCalls || !isStorage(packs[i + 1]))
         return fail("packs", "needs (module call, storage) pairs");
       calls.packs.push_back({packs[i], packs[i + 1]});
     }
-    for (int64_t i = 0; i < mutated.size(); i += 2)
-      calls.mutated.insert({mutated[i], mutated[i + 1]});
     for (int64_t i = 0; i < writes.size(); i += 2) {
       if (writes[i] < 0 || writes[i] >= opCalls || !isStorage(writes[i + 1]))
         return fail("writes", "needs (op call, storage) pairs");
@@ -178,12 +173,13 @@ FailureOr<SmallVector<int64_t>> chooseRegions(ModuleOp module,
   auto size = [&](int64_t call) {
     return calls.modules[call].end - calls.modules[call].first;
   };
-  auto children = [&](int64_t call) {
-    SmallVector<int64_t> result;
-    for (auto [index, entry] : llvm::enumerate(calls.modules))
-      if (entry.parent == call)
-        result.push_back(index);
-    return result;
+  // The module calls directly inside each (the model's own: -1, last).
+  SmallVector<SmallVector<int64_t>> inside(calls.modules.size() + 1);
+  for (auto [index, entry] : llvm::enumerate(calls.modules))
+    inside[entry.parent == -1 ? calls.modules.size() : entry.parent]
+        .push_back(index);
+  auto children = [&](int64_t call) -> ArrayRef<int64_t> {
+    return inside[call == -1 ? calls.modules.size() : call];
   };
   // PyTorch's checkpoint holds a region's inputs for its recompute, and
   // refuses to recompute when one was written in place since.
@@ -196,11 +192,11 @@ FailureOr<SmallVector<int64_t>> chooseRegions(ModuleOp module,
     return std::nullopt;
   };
   if (patterns.empty()) {
-    SmallVector<int64_t> pending = children(-1);
+    SmallVector<int64_t> pending(children(-1));
     int64_t total = calls.ops.size();
     while (!pending.empty()) {
       int64_t call = pending.pop_back_val();
-      SmallVector<int64_t> inner = children(call);
+      ArrayRef<int64_t> inner = children(call);
       bool valid = !writtenInput(call);
       if ((2 * size(call) > total || !valid) && !inner.empty())
         llvm::append_range(pending, inner);
@@ -319,12 +315,14 @@ struct CkptExportTorchPlanPass
     // Saving a call caches all its outputs, and PyTorch refuses to give
     // back a cached tensor that was written since (an in-place op's too:
     // autograd counts its write after the cache saw it).
+    llvm::DenseMap<int64_t, int64_t> lastWrite; // storage -> op call
+    for (auto [opCall, storage] : calls->writes)
+      lastWrite[storage] = std::max(lastWrite.lookup(storage), opCall);
     auto cacheable = [&](int64_t call) {
-      for (int64_t output = 0, outputs = calls->outputs[call].size();
-           output < outputs; ++output)
-        if (calls->mutated.contains({call, output}))
-          return false;
-      return true;
+      return llvm::none_of(calls->outputs[call], [&](int64_t storage) {
+        auto it = lastWrite.find(storage);
+        return it != lastWrite.end() && it->second >= call;
+      });
     };
     // The first op call to make each storage.
     llvm::DenseMap<int64_t, int64_t> storageMaker;
