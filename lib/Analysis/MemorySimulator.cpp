@@ -25,6 +25,9 @@ namespace {
 /// The ops of a function in execution order, with segment aliases resolved.
 struct Schedule {
   SmallVector<Operation *> ops;
+  /// How many ops run before the first backward op or recompute region:
+  /// the forward.
+  std::optional<size_t> forwardEnd;
   /// Values that name another value's buffer -> that value.
   DenseMap<Value, Value> aliases;
 
@@ -36,6 +39,8 @@ struct Schedule {
 
   void add(Block &block) {
     for (Operation &op : block) {
+      if (!forwardEnd && (isa<RecomputeOp>(op) || isBackwardOp(&op)))
+        forwardEnd = ops.size();
       if (isa<CheckpointOp, RecomputeOp>(op)) {
         Block &body = op.getRegion(0).front();
         for (auto [arg, input] :
@@ -66,6 +71,7 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
   Schedule schedule;
   schedule.add(entry);
   size_t end = schedule.ops.size();
+  size_t forwardEnd = schedule.forwardEnd.value_or(end);
 
   // Last use of every value, by position in the schedule; returned values
   // and arguments are used at the end.
@@ -95,6 +101,14 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
   DenseMap<Value, std::pair<size_t, LiveValue>> live;
   size_t made = 0;
   uint64_t liveBytes = 0, liveGradientBytes = 0, scratchBytes = 0;
+  auto recordBackwardStart = [&] {
+    peak.activationBytesAtBackward = 0;
+    for (const auto &entry : llvm::make_second_range(live))
+      if (const LiveValue &value = entry.second;
+          value.kind == ValueKind::Activation)
+        peak.activationBytesAtBackward = llvm::SaturatingAdd(
+            peak.activationBytesAtBackward, value.bytes);
+  };
   auto replay = [&](std::optional<size_t> until,
                     llvm::function_ref<void(Operation *)> observe)
       -> LogicalResult {
@@ -109,6 +123,8 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
       liveBytes = llvm::SaturatingAdd(liveBytes, *bytes);
     }
     observe(nullptr);
+    if (forwardEnd == 0)
+      recordBackwardStart();
     for (auto [index, op] : llvm::enumerate(schedule.ops)) {
       bool constant = isa<arith::ConstantOp>(op);
       for (Value result : op->getResults()) {
@@ -151,6 +167,8 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
           liveGradientBytes -= it->second.second.bytes;
         live.erase(it);
       }
+      if (index + 1 == forwardEnd)
+        recordBackwardStart();
     }
     return success();
   };
@@ -193,4 +211,10 @@ FailureOr<MemoryPeak> ckpt::simulateMemory(func::FuncOp func,
         scratchBytes;
   });
   return peak;
+}
+
+uint64_t MemoryPeak::getPeakWithMicrobatches(unsigned microbatches) const {
+  uint64_t others = microbatches > 0 ? microbatches - 1 : 0;
+  return llvm::SaturatingAdd(
+      bytes, llvm::SaturatingMultiply(others, activationBytesAtBackward));
 }

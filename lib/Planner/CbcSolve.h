@@ -12,6 +12,7 @@
 #include "Cbc_C_Interface.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <algorithm>
 #include <chrono>
@@ -44,11 +45,17 @@ public:
     return static_cast<int>(columnLower.size()) - 1;
   }
   /// sum(terms) `sense` rhs, with sense 'L' (<=), 'G' (>=) or 'E' (=).
+  /// Terms of the same column are summed: the solver takes each column
+  /// once per row.
   void addRow(llvm::ArrayRef<Term> terms, char sense, double rhs) {
     const double infinity = std::numeric_limits<double>::max();
     int row = static_cast<int>(rowLower.size());
+    llvm::SmallMapVector<int, double, 8> summed;
     for (auto [column, coefficient] : terms)
-      byColumn[column].push_back({row, coefficient});
+      summed[column] += coefficient;
+    for (auto [column, coefficient] : summed)
+      if (coefficient != 0)
+        byColumn[column].push_back({row, coefficient});
     rowLower.push_back(sense == 'L' ? -infinity : rhs);
     rowUpper.push_back(sense == 'G' ? infinity : rhs);
   }
@@ -86,21 +93,26 @@ private:
 
 /// Solves `model` quietly within `seconds` and (when positive) `nodes`
 /// branch-and-bound nodes, to a gap below one: objectives of whole FLOPs.
-inline void solveWithin(Cbc_Model *model, double seconds, int64_t nodes) {
+/// Without the diving heuristics, and without the feasibility pump unless
+/// `feasibilityPump`: on an op-level program of a MobileNet V2 step a dive's
+/// simplex, and on small ones with microbatches in flight the pump's,
+/// failed an assertion inside CLP (built with its assertions on), which
+/// aborted the whole tool. Branching and the MIP start find the plans
+/// instead.
+inline void solveWithin(Cbc_Model *model, double seconds, int64_t nodes,
+                        bool feasibilityPump = true) {
   Cbc_setMaximumSeconds(model, std::max(seconds, 0.01));
   if (nodes > 0)
     Cbc_setMaximumNodes(model,
                         static_cast<int>(std::min<int64_t>(nodes, INT32_MAX)));
   Cbc_setAllowableGap(model, 0.5);
   Cbc_setAllowableFractionGap(model, 0);
-  // Without the diving heuristics: on an op-level program of a MobileNet V2
-  // step, a dive's simplex failed an assertion inside CLP (built with its
-  // assertions on), which aborted the whole tool. Branching and the MIP
-  // start find the plans instead.
   for (const char *dive :
        {"DivingSome", "DivingCoefficient", "DivingFractional", "DivingGuided",
         "DivingLineSearch", "DivingPseudoCost", "DivingVectorLength"})
     Cbc_setParameter(model, dive, "off");
+  if (!feasibilityPump)
+    Cbc_setParameter(model, "feasibilityPump", "off");
   Cbc_solve(model);
 }
 

@@ -39,6 +39,10 @@ struct OpPlanSpace::Model {
   DenseMap<Operation *, int> position;
   /// The unplanned simulation: point i + 1 is op i running.
   SmallVector<int64_t> timeline;
+  /// Its activation bytes when backward starts (before op `forwardEnd`,
+  /// the first backward op): what each other microbatch in flight holds.
+  int64_t activationBytesAtBackward = 0;
+  int forwardEnd = 0;
   /// Per op: bytes its results allocate, its scratch bytes, its FLOPs, and
   /// whether it is a forward op that may be recomputed.
   SmallVector<int64_t> allocated, scratch;
@@ -118,6 +122,9 @@ OpPlanSpace::build(func::FuncOp step) {
   for (uint64_t bytes : none->timeline)
     model.timeline.push_back(static_cast<int64_t>(
         std::min<uint64_t>(bytes, std::numeric_limits<int64_t>::max())));
+  model.activationBytesAtBackward = static_cast<int64_t>(std::min<uint64_t>(
+      none->activationBytesAtBackward, std::numeric_limits<int64_t>::max()));
+  model.forwardEnd = llvm::find_if(model.ops, isBackwardOp) - model.ops.begin();
 
   for (BlockArgument arg : entry.getArguments()) {
     model.bufferOf[arg] = arg;
@@ -307,7 +314,9 @@ double inUnits(uint64_t bytes) { return std::ldexp(double(bytes), -20); }
 /// The program of a plan space, built once; solves add the cuts so far.
 class OpProgram {
 public:
-  explicit OpProgram(const OpPlanSpace &space);
+  /// With `microbatches` in flight, each memory row also counts the others'
+  /// activations at backward's start, N - 1 times.
+  OpProgram(const OpPlanSpace &space, unsigned microbatches);
 
   /// Minimises recompute FLOPs within `budget`, or, without one, the peak.
   struct Outcome {
@@ -362,11 +371,13 @@ private:
   std::vector<SmallVector<Early, 2>> early;
   std::vector<Column> columns;
   std::vector<MemoryRow> memory;
+  /// What the other microbatches in flight hold, added to the peak.
+  MemoryRow othersHeld{0, {}};
   std::vector<Row> rows;
   std::vector<OpPlanSpace::Choice> cuts;
 };
 
-OpProgram::OpProgram(const OpPlanSpace &space) {
+OpProgram::OpProgram(const OpPlanSpace &space, unsigned microbatches) {
   const OpPlanSpace::Model &m = space.getModel();
   ArrayRef<OpPlanSpace::Candidate> candidates = space.getCandidates();
   candidateCount = candidates.size();
@@ -419,21 +430,39 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     return producers;
   };
 
-  // ext[buffer, site]: columns, and the sites they reach.
+  // ext[buffer, site]: columns, the sites they reach, and the conditions
+  // under which the region's cloned ops read the buffer (each a row
+  // `ext + rest >= rhs`). ext[b, s] is set when a region at s or later
+  // reads b, so the buffer is held over the span from the previous site
+  // that reads it (or its last use) by that span's column alone.
   DenseMap<std::pair<Value, int>, int> extColumn;
+  struct Read {
+    int op;
+    SmallVector<Term> rest;
+    double rhs;
+  };
   struct Extension {
     Value buffer;
     int site;
     int column;
+    SmallVector<Read> reads;
+    /// The extensions of the same buffer to the sites before and after
+    /// this one that read it.
+    std::optional<size_t> previous, next;
   };
   std::vector<Extension> extensions;
-  auto extend = [&](Value buffer, int site) {
+  auto readsBuffer = [&](Value buffer, int site, int op,
+                         SmallVector<Term> rest, double rhs) {
     auto [it, inserted] = extColumn.try_emplace({buffer, site}, 0);
     if (inserted) {
-      it->second = addColumn(false, 0);
-      extensions.push_back({buffer, site, it->second});
+      it->second = static_cast<int>(extensions.size());
+      extensions.push_back({buffer, site, addColumn(false, 0), {}, {}, {}});
     }
-    return it->second;
+    Extension &extension = extensions[it->second];
+    SmallVector<Term> terms = {{extension.column, 1}};
+    llvm::append_range(terms, rest);
+    atLeast(std::move(terms), rhs);
+    extension.reads.push_back({op, std::move(rest), rhs});
   };
 
   struct Region {
@@ -476,7 +505,7 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
         if (!m.recomputable[producer] ||
             (candidate == m.candidateOf.end() && !m.isIntermediate(input))) {
           if (shortLived)
-            atLeast({{extend(buffer, site), 1}, {column, -1}}, 0);
+            readsBuffer(buffer, site, cloned.first, {{column, -1}}, 0);
           return;
         }
         // An input the region would clone beyond its reach may not be
@@ -495,7 +524,7 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
           return;
         if (listed && m.firstReader[c] < region.at) {
           if (shortLived)
-            atLeast({{extend(buffer, site), 1}, {column, -1}}, 0);
+            readsBuffer(buffer, site, cloned.first, {{column, -1}}, 0);
           return;
         }
         // Dropped and not brought back by now: cloned here. (A value
@@ -507,16 +536,32 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
           terms.push_back({producerColumn->second, 1});
         atLeast(std::move(terms), -1);
         if (shortLived)
-          atLeast({{extend(buffer, site), 1}, {column, -1}, {c, 1}}, 0);
+          readsBuffer(buffer, site, cloned.first, {{column, -1}, {c, 1}}, 0);
       });
     }
+  }
+
+  // Sites come in ascending order: link each buffer's extensions, a later
+  // one's read holding the buffer through the earlier ones.
+  DenseMap<Value, size_t> latestExtension;
+  for (size_t index = 0; index < extensions.size(); ++index) {
+    auto [it, inserted] =
+        latestExtension.try_emplace(extensions[index].buffer, index);
+    if (inserted)
+      continue;
+    Extension &previous = extensions[it->second];
+    previous.next = index;
+    extensions[index].previous = it->second;
+    atLeast({{previous.column, 1}, {extensions[index].column, -1}}, 0);
+    it->second = index;
   }
 
   // What the plan changes at each point of the step's timeline, a column
   // per point defined by its change from the point before: drop[c] frees
   // its bytes after its last forward reader up to its first backward one,
   // early[c, s] holds them again from s on; ext[b, s] holds b from after
-  // its last use up to the region at s.
+  // its last use (or the region of its previous extension) up to the
+  // region at s.
   SmallVector<SmallVector<Term>> changeAt(m.end() + 1);
   auto during = [&](int first, int end, Term term) {
     if (first >= end)
@@ -531,10 +576,29 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
       during(earlier.at, m.firstReader[c], {earlier.column, bytes});
   }
   for (const Extension &extension : extensions)
-    during(m.lastUse.lookup(extension.buffer) + 1,
+    during(extension.previous
+               ? regions[extensions[*extension.previous].site].at
+               : m.lastUse.lookup(extension.buffer) + 1,
            regions[extension.site].at,
            {extension.column, inUnits(m.bufferBytes.lookup(extension.buffer))});
   const double infinity = std::numeric_limits<double>::max();
+  // The activations a microbatch holds when backward starts: the
+  // unplanned ones less the dropped candidates (freed after their last
+  // forward reader) plus the buffers held to a region from forward; each
+  // other microbatch in flight holds them.
+  if (microbatches > 1) {
+    double others = microbatches - 1;
+    othersHeld.constant = others * inUnits(m.activationBytesAtBackward);
+    for (size_t c = 0; c < candidateCount; ++c)
+      othersHeld.terms.push_back(
+          {int(c), -others * inUnits(candidates[c].bytes)});
+    for (const Extension &extension : extensions)
+      if (!extension.previous &&
+          m.lastUse.lookup(extension.buffer) < m.forwardEnd)
+        othersHeld.terms.push_back(
+            {extension.column,
+             others * inUnits(m.bufferBytes.lookup(extension.buffer))});
+  }
   SmallVector<int> planned;
   for (int at = 0; at < m.end(); ++at) {
     int column = addColumn(false, 0, -infinity, infinity);
@@ -547,9 +611,11 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
     planned.push_back(column);
     memory.push_back({inUnits(m.timeline[at + 1]), {{column, 1}}});
   }
-  // In a region, also the buffers of the values it brings back (which it
-  // remakes) and the buffers it holds to it.
-  auto planTerms = [&](MemoryRow &row, int site) {
+  // In a region, while its cloned op `op` runs, also the buffers of the
+  // values it brings back (which it remakes), and each buffer held to it
+  // while a cloned op from `op` on reads it or a later region does (the
+  // latter already in the timeline).
+  auto planTerms = [&](MemoryRow &row, int site, int op) {
     int at = regions[site].at;
     row.terms.push_back({planned[at], 1});
     for (int c : listedAt[site])
@@ -558,10 +624,27 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
           row.terms.push_back(term);
     for (auto [c, column] : earlyAt[site])
       row.terms.push_back({column, -inUnits(candidates[c].bytes)});
-    for (const Extension &extension : extensions)
-      if (extension.site == site)
-        row.terms.push_back(
-            {extension.column, inUnits(m.bufferBytes.lookup(extension.buffer))});
+    for (const Extension &extension : extensions) {
+      if (extension.site != site ||
+          llvm::none_of(extension.reads,
+                        [&](const Read &read) { return read.op >= op; }))
+        continue;
+      double bytes = inUnits(m.bufferBytes.lookup(extension.buffer));
+      int live = addColumn(false, 0);
+      row.terms.push_back({live, bytes});
+      for (const Read &read : extension.reads) {
+        if (read.op < op)
+          continue;
+        SmallVector<Term> terms = {{live, 1}};
+        llvm::append_range(terms, read.rest);
+        atLeast(std::move(terms), read.rhs);
+      }
+      if (extension.next) {
+        int later = extensions[*extension.next].column;
+        atLeast({{live, 1}, {later, -1}}, 0);
+        row.terms.push_back({later, -bytes});
+      }
+    }
   };
   for (int site = 0, end = regions.size(); site < end; ++site) {
     const Region &region = regions[site];
@@ -619,7 +702,7 @@ OpProgram::OpProgram(const OpPlanSpace &space) {
       int op = cloned.first, column = cloned.second;
       MemoryRow &row = memory.emplace_back();
       row.constant = before;
-      planTerms(row, site);
+      planTerms(row, site, op);
       row.terms.push_back(
           {column, inUnits(m.allocated[op] + m.scratch[op])});
       for (const Made &value : made) {
@@ -674,21 +757,38 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
                       budget ? column.objective : 0, column.integer);
   // Without a budget, the peak is a column to minimise, in bytes in the
   // objective: in MiB, peaks a few bytes apart would differ by less than
-  // the solver's least improvement.
+  // the solver's least improvement. With microbatches in flight, the
+  // step's peak is a column and one row adds what the others hold (the
+  // same terms in every memory row would make the program far denser).
+  const double infinity = std::numeric_limits<double>::max();
+  bool inFlight = othersHeld.constant > 0 || !othersHeld.terms.empty();
   int peak = -1;
-  if (!budget)
-    peak = program.addColumn(0, std::numeric_limits<double>::max(),
-                             std::ldexp(1.0, 20));
+  if (!budget || inFlight)
+    peak = program.addColumn(0, infinity,
+                             budget || inFlight ? 0 : std::ldexp(1.0, 20));
   for (const Row &row : rows)
     program.addRow(row.terms, row.sense, row.rhs);
   for (const MemoryRow &row : memory) {
-    if (budget) {
+    if (peak < 0) {
       program.addRow(row.terms, 'L', inUnits(*budget) - row.constant);
       continue;
     }
     SmallVector<Term> terms = row.terms;
     terms.push_back({peak, -1});
     program.addRow(terms, 'L', -row.constant);
+  }
+  if (inFlight) {
+    SmallVector<Term> terms = othersHeld.terms;
+    terms.push_back({peak, 1});
+    if (budget) {
+      program.addRow(terms, 'L', inUnits(*budget) - othersHeld.constant);
+    } else {
+      int total = program.addColumn(0, infinity, std::ldexp(1.0, 20));
+      for (Term &term : terms)
+        term.second = -term.second;
+      terms.push_back({total, 1});
+      program.addRow(terms, 'G', othersHeld.constant);
+    }
   }
   // A cut plan differs from the solution in at least one binary.
   for (const OpPlanSpace::Choice &choice : cuts) {
@@ -711,7 +811,7 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
     Cbc_setMIPStartI(cbc.get(), static_cast<int>(startColumns.size()),
                      startColumns.data(), startValues.data());
   }
-  solveWithin(cbc.get(), seconds, nodes);
+  solveWithin(cbc.get(), seconds, nodes, /*feasibilityPump=*/!inFlight);
 
   Outcome outcome;
   outcome.proven = Cbc_status(cbc.get()) == 0;
@@ -735,11 +835,11 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
 
 OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
                                 std::optional<int64_t> budget,
-                                const IlpLimits &limits,
+                                const IlpLimits &limits, unsigned microbatches,
                                 const std::optional<OpPlanSpace::Choice> &start) {
   auto begin = std::chrono::steady_clock::now();
   OpIlpResult result;
-  OpProgram program(space);
+  OpProgram program(space, microbatches);
   auto simulate = [&](const OpPlanSpace::Choice &choice)
       -> std::optional<std::pair<int64_t, uint64_t>> {
     FailureOr<PlanEvaluation> evaluated =
@@ -747,17 +847,20 @@ OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
     if (failed(evaluated))
       return std::nullopt;
     return std::make_pair(
-        static_cast<int64_t>(std::min<uint64_t>(evaluated->peak.bytes,
-                                                INT64_MAX)),
+        static_cast<int64_t>(std::min<uint64_t>(
+            evaluated->peak.getPeakWithMicrobatches(microbatches), INT64_MAX)),
         evaluated->cost.recompute.flops);
   };
   std::optional<OpPlanSpace::Choice> incumbent = start;
   std::optional<int64_t> limit = budget;
   // Keeping everything fits: nothing to recompute.
   const OpPlanSpace::Model &model = space.getModel();
-  if (budget && *llvm::max_element(model.timeline) <= *budget) {
+  int64_t unplanned = *llvm::max_element(model.timeline) +
+                      int64_t(microbatches - 1) *
+                          model.activationBytesAtBackward;
+  if (budget && unplanned <= *budget) {
     result.choice = OpPlanSpace::Choice(space.getCandidates().size(), -1);
-    result.peak = *llvm::max_element(model.timeline);
+    result.peak = unplanned;
     result.optimal = true;
     return result;
   }

@@ -149,9 +149,11 @@ void ckpt::writeChainPlan(const StepChain &chain, ArrayRef<Stage> stages,
 }
 
 /// The simulated peak of `segments` written on a copy of `step`, whose
-/// chain is `chain`; the largest peak when the plan cannot be evaluated.
+/// chain is `chain`, with `microbatches` in flight; the largest peak when
+/// the plan cannot be evaluated.
 static int64_t simulateChainPlan(func::FuncOp step, const StepChain &chain,
-                                 ArrayRef<PlannedSegment> segments) {
+                                 ArrayRef<PlannedSegment> segments,
+                                 unsigned microbatches) {
   IRMapping mapping;
   OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
   writeChainPlan(chain, mapStages(chain.getStages(), mapping), segments,
@@ -159,8 +161,8 @@ static int64_t simulateChainPlan(func::FuncOp step, const StepChain &chain,
   FailureOr<PlanEvaluation> evaluated = evaluatePlan(*copy);
   if (failed(evaluated))
     return INT64_MAX;
-  return static_cast<int64_t>(
-      std::min<uint64_t>(evaluated->peak.bytes, INT64_MAX));
+  return static_cast<int64_t>(std::min<uint64_t>(
+      evaluated->peak.getPeakWithMicrobatches(microbatches), INT64_MAX));
 }
 
 namespace {
@@ -177,16 +179,37 @@ struct ChainCandidate {
 
 } // namespace
 
+/// The plan of `front` (ordered by FLOPs) with the smallest simulated
+/// peak, the cheapest of equals.
+static ChainPlan findSmallestSimulatedPlan(ArrayRef<ChainPlan> front,
+                                           PeakMeasure simulate) {
+  const ChainPlan *smallest = &front.back();
+  int64_t smallestPeak = INT64_MAX;
+  for (const ChainPlan &plan : front)
+    if (int64_t peak = simulate(plan); peak < smallestPeak) {
+      smallest = &plan;
+      smallestPeak = peak;
+    }
+  return *smallest;
+}
+
 /// dp's plan on `chain`: the cheapest whose simulated peak fits `budget`,
-/// or, without one, the cheapest of the smallest model peak. Where activations cross the chain's
-/// cuts beside the one carried forward (skip connections), the model's
+/// or, without one, the cheapest of the smallest model peak. Where
+/// activations cross the chain's cuts beside the one carried forward (skip
+/// connections), or more than one microbatch is in flight, the model's
 /// peak only bounds the simulated one from below, so the front is walked
 /// from the cheapest plan the model fits until one does; nothing when none
 /// does. The front is built once, and only when the budgeted search's plan
-/// does not fit.
+/// does not fit. With microbatches in flight and no budget, the front's
+/// plan of smallest simulated peak.
 static std::optional<ChainPlan>
 findFittingChainPlan(const StepChain &chain, std::optional<int64_t> budget,
-                     PeakMeasure simulate, SmallVector<ChainPlan> &front) {
+                     unsigned microbatches, PeakMeasure simulate,
+                     SmallVector<ChainPlan> &front) {
+  if (!budget && microbatches > 1) {
+    front = findChainPlans(chain);
+    return findSmallestSimulatedPlan(front, simulate);
+  }
   if (!budget)
     return findChainPlans(chain, findLowestChainPeak(chain)).front();
   SmallVector<ChainPlan> plans = findChainPlans(chain, budget);
@@ -228,12 +251,13 @@ planChainWith(func::FuncOp step, const StrategyOptions &options,
   if (chain.getStageCount() == 0)
     return candidate;
   auto simulate = [&](const ChainPlan &plan) {
-    return simulateChainPlan(step, chain, plan.segments);
+    return simulateChainPlan(step, chain, plan.segments,
+                             options.microbatchesInFlight);
   };
 
   SmallVector<ChainPlan> front;
-  std::optional<ChainPlan> plan =
-      findFittingChainPlan(chain, budget, simulate, front);
+  std::optional<ChainPlan> plan = findFittingChainPlan(
+      chain, budget, options.microbatchesInFlight, simulate, front);
   if (ilp) {
     IlpLimits limits{options.ilpSeconds, options.ilpNodes,
                      options.ilpPresolve};
@@ -265,11 +289,14 @@ planChainWith(func::FuncOp step, const StrategyOptions &options,
                          (solved.solves == 1 ? " solve" : " solves");
     plan = std::move(solved.plan);
   }
-  // Nothing fits: the smallest peak, for the budget check to report.
+  // Nothing fits: the smallest peak, for the budget check to report (with
+  // microbatches in flight, not the model's but the simulated one).
   if (!plan) {
     if (front.empty())
       front = findChainPlans(chain);
-    plan = front.back();
+    plan = options.microbatchesInFlight > 1
+               ? findSmallestSimulatedPlan(front, simulate)
+               : front.back();
   }
   candidate.plan = std::move(*plan);
   candidate.simulatedPeak = simulate(candidate.plan);
@@ -377,11 +404,13 @@ static std::string planTensors(func::FuncOp step, const OpPlanSpace &space,
   if (options.budget)
     budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
   IlpLimits limits{options.ilpSeconds, options.ilpNodes, false};
-  OpIlpResult solved = findOpPlanIlp(step, space, budget, limits);
+  OpIlpResult solved = findOpPlanIlp(step, space, budget, limits,
+                                     options.microbatchesInFlight);
   std::string outcome;
   if (!solved.choice && budget && solved.optimal) {
     outcome = "proven that no plan fits the budget; ";
-    solved = findOpPlanIlp(step, space, std::nullopt, limits);
+    solved = findOpPlanIlp(step, space, std::nullopt, limits,
+                           options.microbatchesInFlight);
   }
   size_t candidates = space.getCandidates().size();
   OpPlanSpace::Choice choice =
@@ -477,7 +506,8 @@ static FailureOr<std::string> planAutomatically(func::FuncOp step,
   }
   // When neither fits, the smaller peak, for the budget check to report.
   auto score = [&](const Planned &plan) {
-    uint64_t peak = plan.evaluation.peak.bytes;
+    uint64_t peak = plan.evaluation.peak.getPeakWithMicrobatches(
+        options.microbatchesInFlight);
     uint64_t flops = plan.evaluation.cost.recompute.flops;
     bool over = peak > *options.budget;
     return over ? std::make_tuple(over, peak, flops)
@@ -493,7 +523,9 @@ static FailureOr<std::string> planAutomatically(func::FuncOp step,
     remark << "auto: took " << best->name;
     for (const Planned &plan : plans)
       remark << "; " << plan.name << ": peak "
-             << formatBytes(plan.evaluation.peak.bytes) << ", recompute "
+             << formatBytes(plan.evaluation.peak.getPeakWithMicrobatches(
+                                options.microbatchesInFlight))
+             << ", recompute "
              << plan.evaluation.cost.recompute.flops << " FLOPs";
     if (candidates > kAutoMaxCandidates)
       remark << "; tensor not tried: " << candidates
@@ -516,6 +548,8 @@ std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
     return "ilp-seconds must be positive";
   if (options.ilpNodes < 0)
     return "ilp-nodes must not be negative";
+  if (options.microbatchesInFlight == 0)
+    return "microbatches-in-flight must be at least 1";
   return "";
 }
 

@@ -221,15 +221,22 @@ def _importer():
 
 
 def plan(module, example_inputs, budget=None, strategy="auto", modules=None,
-         ckpt_opt=None, keep=None):
+         ckpt_opt=None, keep=None, microbatches_in_flight=1):
     """Imports `module` (whose forward returns the loss) on
     `example_inputs`, plans its training step with ckpt-opt (`strategy`
     under `budget`, bytes as an int or ckpt-opt's spelling: "2GiB",
     "512MiB"; `modules`: glob patterns of the region modules instead of
-    the automatic choice), and returns the module with the plan applied.
+    the automatic choice; `microbatches_in_flight`: for a pipeline stage
+    running 1F1B, the budget holds that many microbatches' activations and
+    the parameters once), and returns the module with the plan applied.
     `ckpt_opt` is the ckpt-opt to run (default: $CKPT_OPT, PATH, the
     repository's build). With `keep` (a directory), the step, the plan and
     ckpt-opt's report are written there."""
+    if (not isinstance(microbatches_in_flight, int)
+            or isinstance(microbatches_in_flight, bool)
+            or microbatches_in_flight < 1):
+        raise PlanError("microbatches_in_flight must be a positive int, not "
+                        f"{microbatches_in_flight!r}")
     importer = _importer()
     try:
         imported = importer.import_module(module, tuple(example_inputs),
@@ -239,6 +246,8 @@ def plan(module, example_inputs, budget=None, strategy="auto", modules=None,
     pipeline = f"strategy={strategy}"
     if budget is not None:
         pipeline += f" budget={budget}"
+    if microbatches_in_flight != 1:
+        pipeline += f" microbatches-in-flight={microbatches_in_flight}"
     with tempfile.TemporaryDirectory() as scratch:
         directory = keep or scratch
         os.makedirs(directory, exist_ok=True)

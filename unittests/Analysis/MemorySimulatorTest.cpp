@@ -126,6 +126,47 @@ TEST_F(MemorySimulatorTest, RecomputeBodiesRunInlineAndGradientsCanBeLeftOut) {
   EXPECT_EQ(peak->bytesWithoutGradients, 96u);
 }
 
+TEST_F(MemorySimulatorTest, MicrobatchesInFlightHoldTheActivationsAtBackward) {
+  // p: 16 B (parameter), x: 32 B. exp a: 80. neg b while a is live: 112.
+  // reduce_mean l (4 B, returned) while b is live: 116; b dies. When
+  // backward starts: x + a + l = 68 B of activations (p is a parameter);
+  // the recompute region is backward's, so its e is not among them. e:
+  // 116, mul g: 148, the peak. With 3 microbatches in flight, two others
+  // hold 68 B each: 284.
+  func::FuncOp func = parse(R"mlir(
+    func.func @f(%p: tensor<4xf32> {ckpt.param}, %x: tensor<8xf32>)
+        -> (tensor<f32>, tensor<8xf32>) {
+      %a = ckpt.exp %x : tensor<8xf32>
+      %b = ckpt.neg %a : tensor<8xf32>
+      %l = ckpt.reduce_mean %b : tensor<8xf32> -> tensor<f32>
+      %r = ckpt.recompute(%in = %x) : (tensor<8xf32>) -> tensor<8xf32> attributes {ckpt.backward} {
+        %e = ckpt.exp %in : tensor<8xf32>
+        ckpt.yield %e : tensor<8xf32>
+      }
+      %g = ckpt.mul %a, %r {ckpt.backward} : tensor<8xf32>
+      return %l, %g : tensor<f32>, tensor<8xf32>
+    })mlir");
+  FailureOr<MemoryPeak> peak = simulateMemory(func);
+  ASSERT_TRUE(succeeded(peak));
+  EXPECT_EQ(peak->bytes, 148u);
+  EXPECT_EQ(peak->activationBytesAtBackward, 68u);
+  EXPECT_EQ(peak->getPeakWithMicrobatches(1), 148u);
+  EXPECT_EQ(peak->getPeakWithMicrobatches(3), 284u);
+
+  // A function without backward holds what is live at its end: x and l.
+  func = parse(R"mlir(
+    func.func @g(%p: tensor<4xf32> {ckpt.param}, %x: tensor<8xf32>) -> tensor<f32> {
+      %a = ckpt.exp %x : tensor<8xf32>
+      %l = ckpt.reduce_mean %a : tensor<8xf32> -> tensor<f32>
+      return %l : tensor<f32>
+    })mlir");
+  peak = simulateMemory(func);
+  ASSERT_TRUE(succeeded(peak));
+  EXPECT_EQ(peak->activationBytesAtBackward, 36u);
+  EXPECT_EQ(peak->getPeakWithMicrobatches(UINT32_MAX),
+            peak->bytes + uint64_t(UINT32_MAX - 1) * 36);
+}
+
 TEST_F(MemorySimulatorTest, SegmentBodiesRunInline) {
   // x: 40 B (param). Inside the segment, t = tanh (40 B) and u = exp (40 B)
   // coexist with x: 120, the peak; t dies after exp. The segment's result

@@ -6,8 +6,11 @@
 // at one of its sites) is materialised and simulated; at every
 // budget that some plan's peak meets (and just below the smallest), the
 // program must find the fewest recompute FLOPs of the plans that fit, prove
-// it, and the plan it returns must simulate within the budget. Plans also
-// round-trip through the step's marks unchanged.
+// it, and the plan it returns must simulate within the budget; the same
+// with three microbatches in flight. Plans also round-trip through the
+// step's marks unchanged, and the peak with microbatches in flight is the
+// simulated peak of the pipeline's own program (N forwards, then the first
+// backward, the others' saved tensors held to the end).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,16 +19,19 @@
 #include "ckpt/Planner/OpIlp.h"
 
 #include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
+#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace ckpt;
@@ -157,11 +163,12 @@ enumerateChoices(const OpPlanSpace &space) {
 }
 
 /// Every plan of `step`'s space simulated, against the program at every
-/// budget some plan's peak meets, just below the smallest, and without one.
-/// Returns how many distinct peaks the plans have; none when the space has
-/// too many plans to enumerate.
+/// budget some plan's peak (with `microbatches` in flight) meets, just
+/// below the smallest, and without one. Returns how many distinct peaks
+/// the plans have; none when the space has too many plans to enumerate.
 std::optional<size_t> checkAgainstBruteForce(func::FuncOp step,
-                                             const std::string &what) {
+                                             const std::string &what,
+                                             unsigned microbatches = 1) {
   std::optional<size_t> peaks;
   [&] {
     FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
@@ -177,7 +184,8 @@ std::optional<size_t> checkAgainstBruteForce(func::FuncOp step,
       FailureOr<PlanEvaluation> evaluated =
           evaluateOpPlan(step, (*space)->getPlan(choice));
       ASSERT_TRUE(succeeded(evaluated));
-      int64_t peak = static_cast<int64_t>(evaluated->peak.bytes);
+      int64_t peak = static_cast<int64_t>(
+          evaluated->peak.getPeakWithMicrobatches(microbatches));
       uint64_t flops = evaluated->cost.recompute.flops;
       auto [it, inserted] = cheapestAt.try_emplace(peak, flops);
       if (!inserted)
@@ -188,7 +196,8 @@ std::optional<size_t> checkAgainstBruteForce(func::FuncOp step,
     std::optional<uint64_t> best;
     for (auto &[peak, flops] : cheapestAt) {
       best = best ? std::min(*best, flops) : flops;
-      OpIlpResult solved = findOpPlanIlp(step, **space, peak, limits);
+      OpIlpResult solved =
+          findOpPlanIlp(step, **space, peak, limits, microbatches);
       ASSERT_TRUE(solved.choice) << what << ", budget " << peak;
       EXPECT_TRUE(solved.optimal) << what << ", budget " << peak;
       EXPECT_EQ(solved.flops, *best) << what << ", budget " << peak;
@@ -197,13 +206,17 @@ std::optional<size_t> checkAgainstBruteForce(func::FuncOp step,
       FailureOr<PlanEvaluation> again =
           evaluateOpPlan(step, (*space)->getPlan(*solved.choice));
       ASSERT_TRUE(succeeded(again));
-      EXPECT_EQ(static_cast<int64_t>(again->peak.bytes), solved.peak);
+      EXPECT_EQ(static_cast<int64_t>(
+                    again->peak.getPeakWithMicrobatches(microbatches)),
+                solved.peak);
     }
     int64_t lowest = cheapestAt.begin()->first;
-    OpIlpResult none = findOpPlanIlp(step, **space, lowest - 1, limits);
+    OpIlpResult none =
+        findOpPlanIlp(step, **space, lowest - 1, limits, microbatches);
     EXPECT_FALSE(none.choice) << what;
     EXPECT_TRUE(none.optimal) << what;
-    OpIlpResult smallest = findOpPlanIlp(step, **space, std::nullopt, limits);
+    OpIlpResult smallest =
+        findOpPlanIlp(step, **space, std::nullopt, limits, microbatches);
     ASSERT_TRUE(smallest.choice) << what;
     EXPECT_EQ(smallest.peak, lowest) << what;
     EXPECT_EQ(smallest.flops, cheapestAt.begin()->second) << what;
@@ -219,6 +232,120 @@ TEST_P(OpIlpTest, FindsTheBruteForceOptimumAtEveryBudget) {
   EXPECT_GE(*peaks, 2u);
 }
 
+TEST_P(OpIlpTest, FindsTheBruteForceOptimumWithMicrobatchesInFlight) {
+  std::optional<size_t> peaks =
+      checkAgainstBruteForce(step, GetParam().name, /*microbatches=*/3);
+  ASSERT_TRUE(peaks) << "too many plans to enumerate";
+  EXPECT_GE(*peaks, 2u);
+}
+
+/// What a pipeline stage runs with `microbatches` in flight (1F1B), as one
+/// function of the materialised step `step`: the forward of each
+/// microbatch (each with its own inputs, the parameters shared), then the
+/// first one's backward; the others' forward values that their backward
+/// (or the step's return) would read are returned, so they stay live to
+/// the end as they wait for their backward.
+OwningOpRef<func::FuncOp> buildInFlightProgram(func::FuncOp step,
+                                               unsigned microbatches) {
+  MLIRContext *context = step.getContext();
+  Block &entry = step.getBody().front();
+  auto isBackward = [](Operation &op) {
+    return isa<RecomputeOp>(op) || isBackwardOp(&op) ||
+           op.hasTrait<OpTrait::IsTerminator>();
+  };
+  Operation *backwardStart = &*llvm::find_if(entry, isBackward);
+  auto readAfterForward = [&](Value value) {
+    return llvm::any_of(value.getUsers(), [&](Operation *user) {
+      Operation *top = entry.findAncestorOpInBlock(*user);
+      return top == backwardStart || backwardStart->isBeforeInBlock(top);
+    });
+  };
+
+  OwningOpRef<func::FuncOp> program = func::FuncOp::create(
+      step.getLoc(), "in_flight", FunctionType::get(context, {}, {}));
+  Block *body = program->addEntryBlock();
+  std::vector<IRMapping> copies(microbatches);
+  SmallVector<bool> parameters;
+  for (BlockArgument arg : entry.getArguments()) {
+    bool parameter = static_cast<bool>(
+        step.getArgAttr(arg.getArgNumber(), CkptDialect::kParamAttrName));
+    for (unsigned copy = 0; copy < microbatches; ++copy) {
+      if (parameter && copy > 0) {
+        copies[copy].map(arg, copies[0].lookup(arg));
+        continue;
+      }
+      copies[copy].map(arg, body->addArgument(arg.getType(), arg.getLoc()));
+      parameters.push_back(parameter);
+    }
+  }
+  OpBuilder builder = OpBuilder::atBlockEnd(body);
+  SmallVector<Value> returned;
+  for (unsigned copy = 0; copy < microbatches; ++copy)
+    for (Operation &op : llvm::make_range(entry.begin(),
+                                          backwardStart->getIterator())) {
+      Operation *cloned = builder.clone(op, copies[copy]);
+      if (copy > 0)
+        for (auto [result, clonedResult] :
+             llvm::zip_equal(op.getResults(), cloned->getResults()))
+          if (readAfterForward(result))
+            returned.push_back(clonedResult);
+    }
+  for (Operation &op : llvm::make_range(backwardStart->getIterator(),
+                                        std::prev(entry.end())))
+    builder.clone(op, copies[0]);
+  for (Value value : entry.getTerminator()->getOperands())
+    returned.push_back(copies[0].lookupOrDefault(value));
+  func::ReturnOp::create(builder, step.getLoc(), returned);
+  program->setType(FunctionType::get(context, body->getArgumentTypes(),
+                                     ValueRange(returned).getTypes()));
+  for (auto [index, parameter] : llvm::enumerate(parameters))
+    if (parameter)
+      program->setArgAttr(index, CkptDialect::kParamAttrName,
+                          UnitAttr::get(context));
+  return program;
+}
+
+/// Four plans of `space`: everything kept; everything back at its first
+/// reader, or at its earliest site; every other candidate at its earliest
+/// site.
+std::vector<OpPlanSpace::Choice> sampleChoices(const OpPlanSpace &space) {
+  std::vector<OpPlanSpace::Choice> choices(4);
+  for (auto [index, candidate] : llvm::enumerate(space.getCandidates())) {
+    choices[0].push_back(-1);
+    choices[1].push_back(candidate.sites.back());
+    choices[2].push_back(candidate.sites.front());
+    choices[3].push_back(index % 2 ? -1 : candidate.sites.front());
+  }
+  return choices;
+}
+
+TEST_P(OpIlpTest, PeakWithMicrobatchesIsThePipelinedProgramsPeak) {
+  FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
+  ASSERT_TRUE(succeeded(space));
+  std::set<uint64_t> held;
+  for (const OpPlanSpace::Choice &choice : sampleChoices(**space)) {
+    OwningOpRef<func::FuncOp> planned = step.clone();
+    FailureOr<std::unique_ptr<OpPlanSpace>> copySpace =
+        OpPlanSpace::build(*planned);
+    ASSERT_TRUE(succeeded(copySpace));
+    materializeOpPlan(*planned, (*copySpace)->getPlan(choice));
+    FailureOr<MemoryPeak> one = simulateMemory(*planned);
+    ASSERT_TRUE(succeeded(one));
+    EXPECT_EQ(one->getPeakWithMicrobatches(1), one->bytes);
+    held.insert(one->activationBytesAtBackward);
+    for (unsigned microbatches : {2u, 3u, 5u}) {
+      OwningOpRef<func::FuncOp> program =
+          buildInFlightProgram(*planned, microbatches);
+      FailureOr<MemoryPeak> pipelined = simulateMemory(*program);
+      ASSERT_TRUE(succeeded(pipelined));
+      EXPECT_EQ(one->getPeakWithMicrobatches(microbatches), pipelined->bytes)
+          << microbatches << " microbatches";
+    }
+  }
+  // Dropping saved tensors lowers what each microbatch holds.
+  EXPECT_GE(held.size(), 2u);
+}
+
 TEST(OpIlpRandomTest, FindsTheBruteForceOptimumOfRandomSkipSteps) {
   MLIRContext context;
   context.loadDialect<CkptDialect, func::FuncDialect, arith::ArithDialect>();
@@ -228,8 +355,10 @@ TEST(OpIlpRandomTest, FindsTheBruteForceOptimumOfRandomSkipSteps) {
     std::string text = randomDagStep(rng, 4 + trial % 7);
     OwningOpRef<ModuleOp> module = buildTrainingStep(context, text);
     ASSERT_TRUE(module) << text;
+    // Every third step with three microbatches in flight.
     std::optional<size_t> peaks =
-        checkAgainstBruteForce(*module->getOps<func::FuncOp>().begin(), text);
+        checkAgainstBruteForce(*module->getOps<func::FuncOp>().begin(), text,
+                               trial % 3 == 2 ? 3 : 1);
     enumerated += peaks.has_value();
     varied += peaks && *peaks > 1;
   }
@@ -240,17 +369,7 @@ TEST(OpIlpRandomTest, FindsTheBruteForceOptimumOfRandomSkipSteps) {
 TEST_P(OpIlpTest, PlansRoundTripThroughMarks) {
   FailureOr<std::unique_ptr<OpPlanSpace>> space = OpPlanSpace::build(step);
   ASSERT_TRUE(succeeded(space));
-  ArrayRef<OpPlanSpace::Candidate> candidates = (*space)->getCandidates();
-  // Everything kept; everything back at its first reader, or at its
-  // earliest site; every other candidate at its earliest site.
-  std::vector<OpPlanSpace::Choice> choices(4);
-  for (auto [index, candidate] : llvm::enumerate(candidates)) {
-    choices[0].push_back(-1);
-    choices[1].push_back(candidate.sites.back());
-    choices[2].push_back(candidate.sites.front());
-    choices[3].push_back(index % 2 ? -1 : candidate.sites.front());
-  }
-  for (const OpPlanSpace::Choice &choice : choices) {
+  for (const OpPlanSpace::Choice &choice : sampleChoices(**space)) {
     OpPlan plan = (*space)->getPlan(choice);
     FailureOr<PlanEvaluation> direct = evaluateOpPlan(step, plan);
     ASSERT_TRUE(succeeded(direct));

@@ -46,10 +46,21 @@ struct MemoryPeak {
   /// Live bytes while each op runs, in execution order, after the
   /// arguments alone: the memory timeline.
   llvm::SmallVector<uint64_t> timeline;
+  /// Live activation bytes between the last forward op and the first
+  /// backward or recompute op: what one microbatch holds from its forward
+  /// to its backward (its inputs, the tensors backward reads, the forward
+  /// values the step returns).
+  uint64_t activationBytesAtBackward = 0;
 
   uint64_t getBytes(ValueKind kind) const {
     return bytesByKind[static_cast<size_t>(kind)];
   }
+
+  /// The peak of a pipeline stage that holds `microbatches` in flight
+  /// (1F1B): while one runs the step, the others each hold
+  /// activationBytesAtBackward; parameters and gradients count once.
+  /// Saturates at UINT64_MAX.
+  uint64_t getPeakWithMicrobatches(unsigned microbatches) const;
 };
 
 /// Simulates `func`; fails with an error at the op when a value has an

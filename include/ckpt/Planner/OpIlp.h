@@ -67,7 +67,8 @@ struct OpIlpResult {
   /// The best fitting plan; none when no plan fits (or, at a limit, none
   /// was found).
   std::optional<OpPlanSpace::Choice> choice;
-  /// Its simulated peak and recompute FLOPs.
+  /// Its simulated peak (with the microbatches in flight) and recompute
+  /// FLOPs.
   int64_t peak = 0;
   uint64_t flops = 0;
   /// Whether it is proven the cheapest plan of the space that fits.
@@ -81,12 +82,13 @@ struct OpIlpResult {
 };
 
 /// The plan of `space` with the fewest recompute FLOPs whose simulated
-/// peak fits `budget` (without one: the smallest peak the program finds,
+/// peak with `microbatches` in flight (MemoryPeak::getPeakWithMicrobatches)
+/// fits `budget` (without one: the smallest such peak the program finds,
 /// then the fewest FLOPs within it), within `limits` (seconds and nodes;
 /// dpPresolve is ignored). `start`, a plan known to fit, seeds the search.
 OpIlpResult findOpPlanIlp(mlir::func::FuncOp step, const OpPlanSpace &space,
                           std::optional<int64_t> budget,
-                          const IlpLimits &limits,
+                          const IlpLimits &limits, unsigned microbatches = 1,
                           const std::optional<OpPlanSpace::Choice> &start =
                               std::nullopt);
 

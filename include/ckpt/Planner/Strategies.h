@@ -32,6 +32,9 @@ struct StrategyOptions {
   /// The peak dp and ilp must fit, in bytes; without it they plan the
   /// smallest peak.
   std::optional<uint64_t> budget = std::nullopt;
+  /// Microbatches a pipeline stage holds in flight (1F1B): the peak that
+  /// must fit the budget is MemoryPeak::getPeakWithMicrobatches of it.
+  unsigned microbatchesInFlight = 1;
   /// dp and ilp cut stages where at most this many activations cross; 0:
   /// each setting from 1 that cuts the chain finer, within a bound on its
   /// stages, is tried and the best simulated plan taken.

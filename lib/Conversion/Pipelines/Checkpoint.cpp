@@ -25,6 +25,7 @@ void ckpt::buildCheckpointPipeline(OpPassManager &pm,
   plan.selectiveThreshold = options.selectiveThreshold;
   plan.stageCrossings = options.stageCrossings;
   plan.ilpSeconds = options.ilpSeconds;
+  plan.microbatchesInFlight = options.microbatchesInFlight;
   pm.addPass(createCkptPlanPass(plan));
   pm.addPass(createCkptInsertRecomputePass());
   if (options.lower)

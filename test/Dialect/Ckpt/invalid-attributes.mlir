@@ -73,6 +73,21 @@ func.func @budget_not_integer() attributes {ckpt.budget = "1GiB"} {
 
 // -----
 
+// expected-error @below {{'ckpt.microbatches_in_flight' is an i64 of at least 2 on training steps}}
+func.func @one_microbatch_in_flight() attributes {ckpt.microbatches_in_flight = 1 : i64} {
+  return
+}
+
+// -----
+
+func.func @microbatches_on_op(%x: tensor<4xf32>) {
+  // expected-error @below {{'ckpt.microbatches_in_flight' is an i64 of at least 2 on training steps}}
+  %y = ckpt.neg %x {ckpt.microbatches_in_flight = 4 : i64} : tensor<4xf32>
+  return
+}
+
+// -----
+
 func.func @plan_on_op(%x: tensor<4xf32>) {
   // expected-error @below {{'ckpt.plan' is a string on training steps}}
   %y = ckpt.neg %x {ckpt.plan = "none"} : tensor<4xf32>

@@ -85,6 +85,8 @@ def main():
         report("import fails", lambda: ckpt_torch.plan(Model(), (x, x)))
         report("ckpt-opt fails", lambda: ckpt_torch.plan(
             Model(), (x,), budget="nothing"))
+        report("no microbatches", lambda: ckpt_torch.plan(
+            Model(), (x,), microbatches_in_flight=0))
         report("no ckpt-opt", lambda: ckpt_torch.plan(
             Model(), (x,), ckpt_opt=os.path.join(directory, "ckpt-opt")))
 

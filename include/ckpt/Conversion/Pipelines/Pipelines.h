@@ -102,6 +102,12 @@ struct CheckpointPipelineOptions
       *this, "ilp-seconds",
       llvm::cl::desc("Seconds ilp may solve for, all solves together"),
       llvm::cl::init(10)};
+  Option<unsigned> microbatchesInFlight{
+      *this, "microbatches-in-flight",
+      llvm::cl::desc("Microbatches a pipeline stage holds in flight (1F1B): "
+                     "their activations at backward's start count this many "
+                     "times in the peak, parameters and gradients once"),
+      llvm::cl::init(1)};
   Option<bool> lower{*this, "lower",
                      llvm::cl::desc("Also lower the result to the LLVM dialect "
                                     "(ckpt-lower-to-llvm)"),

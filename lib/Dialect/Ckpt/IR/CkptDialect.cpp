@@ -99,6 +99,14 @@ LogicalResult CkptDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' is a positive i64 (bytes) on training steps";
     return success();
   }
+  if (name == kMicrobatchesInFlightAttrName) {
+    auto count = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!count || !count.getType().isSignlessInteger(64) ||
+        count.getInt() < 2 || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name
+                             << "' is an i64 of at least 2 on training steps";
+    return success();
+  }
   if (name == kTorchCallsAttrName) {
     if (!isa<DictionaryAttr>(attr.getValue()) || !isa<ModuleOp>(op))
       return op->emitError()

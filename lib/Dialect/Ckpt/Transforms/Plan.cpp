@@ -37,6 +37,7 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
     options.ilpNodes = ilpNodes;
     options.ilpMaxStages = ilpMaxStages;
     options.ilpPresolve = ilpPresolve;
+    options.microbatchesInFlight = microbatchesInFlight;
     if (std::string error = checkStrategyOptions(options); !error.empty()) {
       module.emitError() << error;
       return signalPassFailure();
@@ -64,10 +65,17 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
                                            *options.budget, INT64_MAX))));
       else
         step->removeAttr(CkptDialect::kBudgetAttrName);
+      if (microbatchesInFlight > 1)
+        step->setAttr(CkptDialect::kMicrobatchesInFlightAttrName,
+                      IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                       microbatchesInFlight));
+      else
+        step->removeAttr(CkptDialect::kMicrobatchesInFlightAttrName);
     }
   }
 
-  /// The plan's simulated peak must fit the budget. Selective gives up
+  /// The plan's simulated peak (with the microbatches in flight) must fit
+  /// the budget. Selective gives up
   /// kept results, cheapest to recompute per byte first (a greedy
   /// knapsack), simulating after each; every other strategy makes one
   /// plan (dp its smallest peak when none fits), so its peak is the
@@ -85,29 +93,38 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
       FailureOr<PlanEvaluation> plan = evaluatePlan(step);
       if (failed(plan))
         return failure();
-      const MemoryPeak *peak = &plan->peak;
-      if (peak->bytes <= *options.budget) {
+      uint64_t peak =
+          plan->peak.getPeakWithMicrobatches(microbatchesInFlight);
+      if (peak <= *options.budget) {
         if (remarks) {
           InFlightDiagnostic remark = step.emitRemark();
           remark << "strategy '" << planned << "': simulated peak "
-                 << formatBytes(peak->bytes) << " within the budget of "
-                 << formatBytes(*options.budget);
+                 << formatBytes(peak) << inFlight()
+                 << " within the budget of " << formatBytes(*options.budget);
           if (!kept.empty())
             remark << ", keeping " << kept.size() - dropped << " of "
                    << kept.size() << " expensive results";
         }
         return success();
       }
-      smallest = std::min(smallest, peak->bytes);
+      smallest = std::min(smallest, peak);
       if (dropped == kept.size())
         return step.emitOpError()
                << "strategy '" << planned << "' plans a simulated peak of "
-               << formatBytes(peak->bytes) << ", above the budget of "
+               << formatBytes(peak) << inFlight() << ", above the budget of "
                << formatBytes(*options.budget)
                << "; the smallest budget this strategy meets is " << smallest
                << " B";
       kept[dropped]->removeAttr(CkptDialect::kKeepAttrName);
     }
+  }
+
+  /// How a peak with microbatches in flight is named in diagnostics.
+  std::string inFlight() const {
+    if (microbatchesInFlight <= 1)
+      return "";
+    return " with " + std::to_string(microbatchesInFlight) +
+           " microbatches in flight";
   }
 
   StrategyOptions options;

@@ -249,6 +249,12 @@ struct StepReport {
     auto bytes = step->getAttrOfType<IntegerAttr>(CkptDialect::kBudgetAttrName);
     return bytes ? std::optional<int64_t>(bytes.getInt()) : std::nullopt;
   }
+  /// The microbatches in flight ckpt-plan planned for (1 by default).
+  unsigned microbatches() const {
+    auto count = step->getAttrOfType<IntegerAttr>(
+        CkptDialect::kMicrobatchesInFlightAttrName);
+    return count ? static_cast<unsigned>(count.getInt()) : 1;
+  }
 };
 
 constexpr ValueKind kSavedKinds[] = {ValueKind::Activation,
@@ -300,6 +306,12 @@ void printText(raw_ostream &os, const StepReport &report) {
   os << "  live values: " << peak.live.size() << "\n";
   os << "simulated peak without returned gradients: "
      << formatBytes(peak.bytesWithoutGradients) << "\n";
+  os << "activations held from forward to backward: "
+     << formatBytes(peak.activationBytesAtBackward) << "\n";
+  if (unsigned microbatches = report.microbatches(); microbatches > 1)
+    os << "simulated peak with " << microbatches
+       << " microbatches in flight: "
+       << formatBytes(peak.getPeakWithMicrobatches(microbatches)) << "\n";
   os << "stages (the forward split where one activation crosses):\n";
   os << llvm::format("  %-5s %-24s %-6s %-16s %-26s %s\n", "#", "location",
                      "ops", "forward FLOPs", "saved bytes", "boundary bytes");
@@ -326,16 +338,20 @@ void printText(raw_ostream &os, const StepReport &report) {
      << formatBytes(recomputedBytes) << " recomputed, extra forward FLOPs "
      << llvm::format("%.1f%%", report.recomputePercent())
      << " of one forward\n";
-  if (const std::optional<PlanEvaluation> &planned = report.planned)
+  if (const std::optional<PlanEvaluation> &planned = report.planned) {
     os << "  planned as "
        << (hasOpPlan(report.step) ? "op-level marks" : "checkpoint segments")
        << " (not yet materialised; ckpt-insert-recompute does it): simulated "
           "peak "
        << formatBytes(planned->peak.bytes) << ", without returned gradients "
-       << formatBytes(planned->peak.bytesWithoutGradients)
-       << ", extra forward FLOPs "
+       << formatBytes(planned->peak.bytesWithoutGradients);
+    if (unsigned microbatches = report.microbatches(); microbatches > 1)
+      os << ", with " << microbatches << " microbatches in flight "
+         << formatBytes(planned->peak.getPeakWithMicrobatches(microbatches));
+    os << ", extra forward FLOPs "
        << llvm::format("%.1f%%", report.recomputePercent(planned->cost))
        << " of one forward\n";
+  }
   if (report.recompute.empty())
     return;
   os << llvm::format("  %-5s %-24s %-8s %-26s %-8s %-26s %s\n", "#", "location",
@@ -423,6 +439,8 @@ llvm::json::Value toJson(const StepReport &report) {
         static_cast<int64_t>(report.peak.getBytes(kind));
   peak["bytes_without_gradients"] =
       static_cast<int64_t>(report.peak.bytesWithoutGradients);
+  peak["activation_bytes_at_backward"] =
+      static_cast<int64_t>(report.peak.activationBytesAtBackward);
   llvm::json::Array segments;
   for (const RecomputeSegment &segment : report.recompute) {
     llvm::json::Array values;
@@ -453,9 +471,13 @@ llvm::json::Value toJson(const StepReport &report) {
         {"forward_flops", static_cast<int64_t>(stage.flops)},
         {"saved_bytes", static_cast<int64_t>(stage.savedBytes)},
         {"boundary_bytes", static_cast<int64_t>(stage.boundaryBytes)}});
+  unsigned microbatches = report.microbatches();
   llvm::json::Object plan{
       {"strategy", report.strategy()},
       {"recompute_percent_of_forward", report.recomputePercent()},
+      {"microbatches_in_flight", static_cast<int64_t>(microbatches)},
+      {"peak_bytes_in_flight",
+       static_cast<int64_t>(report.peak.getPeakWithMicrobatches(microbatches))},
       {"segments", std::move(segments)}};
   if (std::optional<int64_t> budget = report.budget())
     plan["budget_bytes"] = *budget;
@@ -464,6 +486,9 @@ llvm::json::Value toJson(const StepReport &report) {
         {"peak_bytes", static_cast<int64_t>(planned->peak.bytes)},
         {"peak_bytes_without_gradients",
          static_cast<int64_t>(planned->peak.bytesWithoutGradients)},
+        {"peak_bytes_in_flight",
+         static_cast<int64_t>(
+             planned->peak.getPeakWithMicrobatches(microbatches))},
         {"recompute_flops", static_cast<int64_t>(planned->cost.recompute.flops)},
         {"recompute_percent_of_forward",
          report.recomputePercent(planned->cost)}};

@@ -70,6 +70,10 @@ def Ckpt_Dialect : Dialect {
     /// The i64 attribute of training steps planned under a budget: the
     /// budget in bytes.
     static constexpr ::llvm::StringLiteral kBudgetAttrName = "ckpt.budget";
+    /// The i64 attribute of training steps planned for a pipeline stage
+    /// holding more than one microbatch in flight: how many.
+    static constexpr ::llvm::StringLiteral kMicrobatchesInFlightAttrName =
+        "ckpt.microbatches_in_flight";
     /// The dictionary attribute of modules imported with
     /// `ckpt-import-torch --record-calls`: PyTorch's op calls while the module
     /// runs forward (ckpt-export-torch-plan).

@@ -200,8 +200,21 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
     peak when it fits, and one remark per segment names its stages.
     A budget that is not a positive byte count is an error.
 
+    With `microbatches-in-flight=N` (a pipeline stage that runs 1F1B with N
+    microbatches in flight), the peak that must fit, and that every
+    strategy minimises, is the simulated peak of one step plus N - 1 times
+    the activation bytes live when its backward starts (its inputs, the
+    tensors backward reads, the forward values it returns): while one
+    microbatch runs, each of the others holds those, and parameters and
+    gradients count once. `tensor` puts this in its program exactly; `dp`
+    and `ilp` simulate each plan with it (dp walks its front, by FLOPs,
+    from the cheapest plan whose one-microbatch peak fits until one does,
+    so it may miss plans off that front; ilp cuts off each solution that
+    does not fit and solves again).
+
     The step records its strategy as `ckpt.plan` (and a budget as
-    `ckpt.budget`, in bytes). Planning a step that
+    `ckpt.budget`, in bytes, and microbatches in flight above one as
+    `ckpt.microbatches_in_flight`). Planning a step that
     already has recompute regions is an error.
   }];
   let options = [
@@ -234,7 +247,12 @@ def CkptPlanPass : Pass<"ckpt-plan", "::mlir::ModuleOp"> {
            "Most stages ilp takes on">,
     Option<"ilpPresolve", "ilp-presolve", "bool", /*default=*/"true",
            "ilp takes dp's optimum of its model first, and solves only when "
-           "that plan's simulated peak does not fit">
+           "that plan's simulated peak does not fit">,
+    Option<"microbatchesInFlight", "microbatches-in-flight", "unsigned",
+           /*default=*/"1",
+           "Microbatches a pipeline stage holds in flight (1F1B): their "
+           "activations at backward's start count this many times in the "
+           "peak, parameters and gradients once (at least 1)">
   ];
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
