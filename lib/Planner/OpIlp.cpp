@@ -371,8 +371,8 @@ private:
   std::vector<SmallVector<Early, 2>> early;
   std::vector<Column> columns;
   std::vector<MemoryRow> memory;
-  /// What the other microbatches in flight hold, added to the peak.
-  MemoryRow othersHeld{0, {}};
+  /// With microbatches in flight, what the others hold, added to the peak.
+  std::optional<MemoryRow> othersHeld;
   std::vector<Row> rows;
   std::vector<OpPlanSpace::Choice> cuts;
 };
@@ -588,14 +588,15 @@ OpProgram::OpProgram(const OpPlanSpace &space, unsigned microbatches) {
   // other microbatch in flight holds them.
   if (microbatches > 1) {
     double others = microbatches - 1;
-    othersHeld.constant = others * inUnits(m.activationBytesAtBackward);
+    othersHeld.emplace();
+    othersHeld->constant = others * inUnits(m.activationBytesAtBackward);
     for (size_t c = 0; c < candidateCount; ++c)
-      othersHeld.terms.push_back(
+      othersHeld->terms.push_back(
           {int(c), -others * inUnits(candidates[c].bytes)});
     for (const Extension &extension : extensions)
       if (!extension.previous &&
           m.lastUse.lookup(extension.buffer) < m.forwardEnd)
-        othersHeld.terms.push_back(
+        othersHeld->terms.push_back(
             {extension.column,
              others * inUnits(m.bufferBytes.lookup(extension.buffer))});
   }
@@ -761,7 +762,7 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
   // step's peak is a column and one row adds what the others hold (the
   // same terms in every memory row would make the program far denser).
   const double infinity = std::numeric_limits<double>::max();
-  bool inFlight = othersHeld.constant > 0 || !othersHeld.terms.empty();
+  bool inFlight = othersHeld.has_value();
   int peak = -1;
   if (!budget || inFlight)
     peak = program.addColumn(0, infinity,
@@ -778,16 +779,16 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
     program.addRow(terms, 'L', -row.constant);
   }
   if (inFlight) {
-    SmallVector<Term> terms = othersHeld.terms;
+    SmallVector<Term> terms = othersHeld->terms;
     terms.push_back({peak, 1});
     if (budget) {
-      program.addRow(terms, 'L', inUnits(*budget) - othersHeld.constant);
+      program.addRow(terms, 'L', inUnits(*budget) - othersHeld->constant);
     } else {
       int total = program.addColumn(0, infinity, std::ldexp(1.0, 20));
       for (Term &term : terms)
         term.second = -term.second;
       terms.push_back({total, 1});
-      program.addRow(terms, 'G', othersHeld.constant);
+      program.addRow(terms, 'G', othersHeld->constant);
     }
   }
   // A cut plan differs from the solution in at least one binary.
