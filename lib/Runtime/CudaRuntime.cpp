@@ -168,27 +168,30 @@ void openCublas() {
   }
 }
 
-/// ckptGemmF32/F64 (Gemm.h) on cuBLAS. Row-major C = A op(B) is
-/// column-major C^T = op(B)^T A^T: cuBLAS multiplies B's and A's memory as
-/// they are.
+/// ckptGemmF32/F64 (Gemm.h) on cuBLAS. Row-major C = op(A) op(B) is
+/// column-major C^T = op(B)^T op(A)^T: cuBLAS multiplies B's and A's memory
+/// as they are.
 template <typename T>
 void cublasGemm(int64_t, void *a, int64_t, void *b, int64_t, void *c,
                 int64_t batch, int64_t m, int64_t n, int64_t k, int64_t strideA,
-                int64_t strideB, int64_t transposedB) {
+                int64_t strideB, int64_t transposedA, int64_t transposedB) {
   openCublas();
-  int operation = transposedB ? 1 : 0; // CUBLAS_OP_T : CUBLAS_OP_N
-  int ldb = transposedB ? k : n;
+  // CUBLAS_OP_T : CUBLAS_OP_N
+  int operationA = transposedA ? 1 : 0, operationB = transposedB ? 1 : 0;
+  int lda = transposedA ? m : k, ldb = transposedB ? k : n;
   T one = 1;
   const T *lhs = ckpt::runtime::getMemRefData<T>(a);
   const T *rhs = ckpt::runtime::getMemRefData<T>(b);
   T *out = ckpt::runtime::getMemRefData<T>(c);
   int status;
   if constexpr (std::is_same_v<T, double>)
-    status = cublas.dgemm(cublas.handle, operation, 0, n, m, k, &one, rhs, ldb,
-                          strideB, lhs, k, strideA, &one, out, n, m * n, batch);
+    status = cublas.dgemm(cublas.handle, operationB, operationA, n, m, k, &one,
+                          rhs, ldb, strideB, lhs, lda, strideA, &one, out, n,
+                          m * n, batch);
   else
-    status = cublas.sgemm(cublas.handle, operation, 0, n, m, k, &one, rhs, ldb,
-                          strideB, lhs, k, strideA, &one, out, n, m * n, batch);
+    status = cublas.sgemm(cublas.handle, operationB, operationA, n, m, k, &one,
+                          rhs, ldb, strideB, lhs, lda, strideA, &one, out, n,
+                          m * n, batch);
   if (status != 0) {
     std::fprintf(stderr, "ckpt-run: error: cuBLAS GEMM failed: status %d\n",
                  status);

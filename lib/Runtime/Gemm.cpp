@@ -1,43 +1,62 @@
-//===- Gemm.cpp - the reference GEMM on the CPU ---------------------------===//
+//===- Gemm.cpp - matrix products on the CPU through OpenBLAS -------------===//
 //
-// Each element of C starts from its value and adds A[i][p] * B[p][j] for
-// p = 0, 1, ..., K - 1, one rounding per multiply and per add: the order and
-// the operations of the loops the GEMM replaces.
+// ckptGemmF32/F64 as cblas_?gemm calls. OpenBLAS splits a product among its
+// threads by rows and columns of C, never along K, so every element is
+// summed in the same order whatever the thread count: a product gives the
+// same bits on every run, and in a forward and its recompute.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Runtime/Gemm.h"
 
-template <typename T>
-void ckpt::runtime::referenceGemm(int64_t, void *a, int64_t, void *b, int64_t,
-                                  void *c, int64_t batch, int64_t m, int64_t n,
-                                  int64_t k, int64_t strideA, int64_t strideB,
-                                  int64_t transposedB) {
-  const T *lhs = getMemRefData<T>(a), *rhs = getMemRefData<T>(b);
-  T *out = getMemRefData<T>(c);
-  for (int64_t s = 0; s < batch; ++s) {
-    const T *as = lhs + s * strideA, *bs = rhs + s * strideB;
-    T *cs = out + s * m * n;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        T sum = cs[i * n + j];
-        for (int64_t p = 0; p < k; ++p) {
-          T product =
-              as[i * k + p] * (transposedB ? bs[j * k + p] : bs[p * n + j]);
-          sum = sum + product;
-        }
-        cs[i * n + j] = sum;
-      }
-  }
+#include <cblas.h>
+
+namespace {
+
+CBLAS_TRANSPOSE getTranspose(int64_t transposed) {
+  return transposed ? CblasTrans : CblasNoTrans;
 }
 
-template void ckpt::runtime::referenceGemm<float>(int64_t, void *, int64_t,
-                                                  void *, int64_t, void *,
-                                                  int64_t, int64_t, int64_t,
-                                                  int64_t, int64_t, int64_t,
-                                                  int64_t);
-template void ckpt::runtime::referenceGemm<double>(int64_t, void *, int64_t,
-                                                   void *, int64_t, void *,
-                                                   int64_t, int64_t, int64_t,
-                                                   int64_t, int64_t, int64_t,
-                                                   int64_t);
+void gemm(const float *a, const float *b, float *c, int m, int n, int k,
+          int64_t transposedA, int64_t transposedB) {
+  cblas_sgemm(CblasRowMajor, getTranspose(transposedA),
+              getTranspose(transposedB), m, n, k, 1.0f, a, transposedA ? m : k,
+              b, transposedB ? k : n, 1.0f, c, n);
+}
+
+void gemm(const double *a, const double *b, double *c, int m, int n, int k,
+          int64_t transposedA, int64_t transposedB) {
+  cblas_dgemm(CblasRowMajor, getTranspose(transposedA),
+              getTranspose(transposedB), m, n, k, 1.0, a, transposedA ? m : k, b,
+              transposedB ? k : n, 1.0, c, n);
+}
+
+} // namespace
+
+void ckpt::runtime::setGemmThreads(int threads) {
+  openblas_set_num_threads(threads);
+}
+
+int ckpt::runtime::getGemmThreads() { return openblas_get_num_threads(); }
+
+template <typename T>
+void ckpt::runtime::blasGemm(int64_t, void *a, int64_t, void *b, int64_t,
+                             void *c, int64_t batch, int64_t m, int64_t n,
+                             int64_t k, int64_t strideA, int64_t strideB,
+                             int64_t transposedA, int64_t transposedB) {
+  const T *lhs = getMemRefData<T>(a), *rhs = getMemRefData<T>(b);
+  T *out = getMemRefData<T>(c);
+  for (int64_t s = 0; s < batch; ++s)
+    gemm(lhs + s * strideA, rhs + s * strideB, out + s * m * n, m, n, k,
+         transposedA, transposedB);
+}
+
+template void ckpt::runtime::blasGemm<float>(int64_t, void *, int64_t, void *,
+                                             int64_t, void *, int64_t, int64_t,
+                                             int64_t, int64_t, int64_t, int64_t,
+                                             int64_t, int64_t);
+template void ckpt::runtime::blasGemm<double>(int64_t, void *, int64_t, void *,
+                                              int64_t, void *, int64_t,
+                                              int64_t, int64_t, int64_t,
+                                              int64_t, int64_t, int64_t,
+                                              int64_t);

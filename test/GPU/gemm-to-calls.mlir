@@ -1,8 +1,9 @@
-// ckpt-gemm-to-calls replaces the matrix products ckpt.linear and
-// ckpt.matmul lower to (C += A * B over one reduction dimension, on
-// contiguous buffers) by calls of ckptGemmF32 with their GEMM shape: batch,
-// M, N, K, the batch strides of A and B (0 broadcasts), and whether B is
-// transposed. Other generics stay.
+// ckpt-gemm-to-calls replaces the matrix products ckpt.linear, ckpt.matmul
+// and attention lower to (C += A * B on contiguous buffers) by calls of
+// ckptGemmF32 with their GEMM shape: batch, M, N, K, the batch strides of A
+// and B (0 broadcasts), and whether A and B are transposed. Loops that
+// are adjacent in every operand merge into one M, N or K. Other generics
+// stay.
 // RUN: ckpt-opt %s --ckpt-gemm-to-calls | FileCheck %s
 
 #lin_in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
@@ -13,7 +14,7 @@
 #mm_out = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #add = affine_map<(d0) -> (d0)>
 
-// CHECK: func.func private @ckptGemmF32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64)
+// CHECK: func.func private @ckptGemmF32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64)
 
 // A linear on [4, 8, 16] rows by a [32, 16] weight: M = 32 rows, B
 // transposed.
@@ -21,7 +22,7 @@
 // CHECK: %[[X:.*]] = memref.cast %arg0 : memref<4x8x16xf32> to memref<*xf32>
 // CHECK: %[[W:.*]] = memref.cast %arg1 : memref<32x16xf32> to memref<*xf32>
 // CHECK: %[[Y:.*]] = memref.cast %arg2 : memref<4x8x32xf32> to memref<*xf32>
-// CHECK: call @ckptGemmF32(%[[X]], %[[W]], %[[Y]], %c1_i64, %c32_i64, %c32_i64{{.*}}, %c16_i64, %c0_i64, %c0_i64{{.*}}, %c1_i64{{.*}})
+// CHECK: call @ckptGemmF32(%[[X]], %[[W]], %[[Y]], %c1_i64, %c32_i64, %c32_i64{{.*}}, %c16_i64, %c0_i64, %c0_i64{{.*}}, %c0_i64{{.*}}, %c1_i64{{.*}})
 // CHECK-NOT: linalg.generic
 func.func @linear(%x: memref<4x8x16xf32>, %w: memref<32x16xf32>, %y: memref<4x8x32xf32>) {
   linalg.generic {indexing_maps = [#lin_in, #lin_w, #lin_out],
@@ -35,10 +36,10 @@ func.func @linear(%x: memref<4x8x16xf32>, %w: memref<32x16xf32>, %y: memref<4x8x
   return
 }
 
-// A batched matmul whose right operand is shared by the 4 batches:
-// batch 4, M 8, N 5, K 16, A's stride 128, B's 0.
+// A batched matmul whose right operand is shared by the 4 batches: one
+// product of 4 * 8 rows, N 5, K 16.
 // CHECK-LABEL: func.func @broadcast_matmul
-// CHECK: call @ckptGemmF32(%{{.*}}, %{{.*}}, %{{.*}}, %c4_i64, %c8_i64, %c5_i64, %c16_i64, %c128_i64, %c0_i64, %c0_i64{{.*}})
+// CHECK: call @ckptGemmF32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64, %c32_i64, %c5_i64, %c16_i64, %c0_i64, %c0_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}})
 // A pointwise generic is not a GEMM.
 // CHECK: linalg.generic
 func.func @broadcast_matmul(%a: memref<4x8x16xf32>, %b: memref<16x5xf32>, %c: memref<4x8x5xf32>, %v: memref<5xf32>) {
@@ -55,6 +56,78 @@ func.func @broadcast_matmul(%a: memref<4x8x16xf32>, %b: memref<16x5xf32>, %c: me
       ins(%v : memref<5xf32>) outs(%v : memref<5xf32>) {
   ^bb0(%x: f32, %y: f32):
     %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// The left operand shared by the 4 batches (a constant index on its unit
+// dimension): batch 4, A's stride 0, B's 16 * 5.
+// CHECK-LABEL: func.func @broadcast_lhs
+// CHECK: call @ckptGemmF32(%{{.*}}, %{{.*}}, %{{.*}}, %c4_i64, %c8_i64, %c5_i64, %c16_i64, %c0_i64, %c80_i64, %c0_i64{{.*}}, %c0_i64{{.*}})
+func.func @broadcast_lhs(%a: memref<1x8x16xf32>, %b: memref<4x16x5xf32>, %c: memref<4x8x5xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (0, d1, d2)>,
+                                   affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>,
+                                   affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>],
+                  iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<1x8x16xf32>, memref<4x16x5xf32>) outs(%c : memref<4x8x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A^T B per batch (attention's dV = P^T dO): A is [batch, K, M].
+// CHECK-LABEL: func.func @transposed_lhs
+// CHECK: call @ckptGemmF32(%{{.*}}, %{{.*}}, %{{.*}}, %c3_i64, %c6_i64, %c5_i64, %c7_i64, %c42_i64, %c35_i64, %c1_i64{{.*}}, %c0_i64{{.*}})
+func.func @transposed_lhs(%a: memref<3x7x6xf32>, %b: memref<3x7x5xf32>, %c: memref<3x6x5xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d1)>,
+                                   affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>,
+                                   affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>],
+                  iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<3x7x6xf32>, memref<3x7x5xf32>) outs(%c : memref<3x6x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Grouped-query scores: loops n, hk, g, i, j, e; the 2 query heads of a
+// key head and their 5 rows are one M of 10, the key read once for both:
+// batch 2 * 3, M 10, N 6, K 4, B transposed.
+// CHECK-LABEL: func.func @grouped_scores
+// CHECK: call @ckptGemmF32(%{{.*}}, %{{.*}}, %{{.*}}, %c6_i64, %c10_i64, %c6_i64{{.*}}, %c4_i64, %c40_i64, %c24_i64, %c0_i64{{.*}}, %c1_i64{{.*}})
+func.func @grouped_scores(%q: memref<2x3x2x5x4xf32>, %k: memref<2x3x6x4xf32>, %s: memref<2x3x2x5x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x3x2x5x4xf32>, memref<2x3x6x4xf32>) outs(%s : memref<2x3x2x5x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %a = arith.addf %z, %p : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// A product written transposed (C is [N, M]) is no row-major GEMM: loops.
+// CHECK-LABEL: func.func @transposed_out
+// CHECK-NOT: call
+// CHECK: linalg.generic
+func.func @transposed_out(%a: memref<6x7xf32>, %b: memref<7x5xf32>, %c: memref<5x6xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d2, d1)>,
+                                   affine_map<(d0, d1, d2) -> (d1, d0)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<6x7xf32>, memref<7x5xf32>) outs(%c : memref<5x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
     linalg.yield %s : f32
   }
   return

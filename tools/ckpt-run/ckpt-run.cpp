@@ -79,6 +79,11 @@ static cl::opt<unsigned> optLevel(
              "(default 0: code generation alone optimises; higher levels "
              "run faster steps and compile for much longer)"),
     cl::init(0), cl::cat(runCategory));
+static cl::opt<unsigned> cpuThreads(
+    "cpu-threads",
+    cl::desc("Threads the CPU's matrix products run on (default 0: every "
+             "core); the same count gives the same bits on every run"),
+    cl::init(0), cl::cat(runCategory));
 static cl::opt<unsigned> checkGradients(
     "check-gradients",
     cl::desc("Compare the gradients with central finite differences of the "
@@ -305,6 +310,8 @@ int main(int argc, char **argv) {
                 device + "'");
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3, got " + Twine(optLevel));
+  if (cpuThreads > 0)
+    ckpt::runtime::setGemmThreads(cpuThreads);
   if (onGpu && checkGradients > 0)
     return fail("--check-gradients runs on the CPU only; drop --device=cuda");
   if (onGpu) {
@@ -482,9 +489,9 @@ int main(int argc, char **argv) {
         add(symbol, address);
     else {
       add("ckptGemmF32",
-          reinterpret_cast<void *>(&ckpt::runtime::referenceGemm<float>));
+          reinterpret_cast<void *>(&ckpt::runtime::blasGemm<float>));
       add("ckptGemmF64",
-          reinterpret_cast<void *>(&ckpt::runtime::referenceGemm<double>));
+          reinterpret_cast<void *>(&ckpt::runtime::blasGemm<double>));
     }
     return symbols;
   });

@@ -2,7 +2,8 @@
 //
 // Random shapes, batch strides (0 broadcasts) and transposes; the operands
 // are small integers, so every sum is exact in f32 and f64 and the result
-// must equal the oracle's (computed in int64) exactly.
+// must equal the oracle's (computed in int64) exactly. Products of real
+// numbers repeat bit for bit on the same number of threads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,7 +36,7 @@ template <typename T> void checkRandomGemms(unsigned seed) {
   for (int trial = 0; trial < 200; ++trial) {
     int64_t batch = pick(1, 3), m = pick(1, 7), n = pick(1, 7), k = pick(1, 9);
     bool broadcastA = pick(0, 3) == 0, broadcastB = pick(0, 3) == 0;
-    bool transposed = pick(0, 1);
+    bool transposedA = pick(0, 1), transposed = pick(0, 1);
     int64_t strideA = broadcastA ? 0 : m * k, strideB = broadcastB ? 0 : k * n;
     Buffer<T> a((broadcastA ? 1 : batch) * m * k, pick(0, 3));
     Buffer<T> b((broadcastB ? 1 : batch) * k * n, pick(0, 3));
@@ -53,25 +54,68 @@ template <typename T> void checkRandomGemms(unsigned seed) {
         for (int64_t j = 0; j < n; ++j) {
           int64_t sum = static_cast<int64_t>(c.at(s * m * n + i * n + j));
           for (int64_t p = 0; p < k; ++p) {
-            int64_t lhs = static_cast<int64_t>(a.at(s * strideA + i * k + p));
+            int64_t lhs = static_cast<int64_t>(
+                a.at(s * strideA + (transposedA ? p * m + i : i * k + p)));
             int64_t rhs = static_cast<int64_t>(
                 b.at(s * strideB + (transposed ? j * k + p : p * n + j)));
             sum += lhs * rhs;
           }
           expected[s * m * n + i * n + j] = sum;
         }
-    referenceGemm<T>(3, &a.descriptor, 2, &b.descriptor, 3, &c.descriptor,
-                     batch, m, n, k, strideA, strideB, transposed);
+    blasGemm<T>(3, &a.descriptor, 2, &b.descriptor, 3, &c.descriptor,
+                     batch, m, n, k, strideA, strideB, transposedA,
+                     transposed);
     for (size_t i = 0; i < expected.size(); ++i)
       ASSERT_EQ(static_cast<int64_t>(c.at(i)), expected[i])
           << "trial " << trial << " element " << i << " batch " << batch
           << " m " << m << " n " << n << " k " << k << " strides " << strideA
-          << "," << strideB << " transposed " << transposed;
+          << "," << strideB << " transposed " << transposedA << ","
+          << transposed;
   }
 }
 
 TEST(GemmTest, FloatMatchesIntegerOracle) { checkRandomGemms<float>(1); }
 
 TEST(GemmTest, DoubleMatchesIntegerOracle) { checkRandomGemms<double>(2); }
+
+/// C = A * op(B) with `threads` threads, A and B uniform in [-1, 1).
+template <typename T>
+std::vector<T> multiplyOnThreads(int threads, int64_t batch, int64_t m,
+                                 int64_t n, int64_t k, bool transposed) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<T> uniform(-1, 1);
+  Buffer<T> a(batch * m * k), b(k * n), c(batch * m * n);
+  for (T &x : a.data)
+    x = uniform(random);
+  for (T &x : b.data)
+    x = uniform(random);
+  int saved = getGemmThreads();
+  setGemmThreads(threads);
+  blasGemm<T>(3, &a.descriptor, 2, &b.descriptor, 3, &c.descriptor, batch, m,
+              n, k, m * k, 0, transposed, transposed);
+  setGemmThreads(saved);
+  return c.data;
+}
+
+TEST(GemmTest, SameThreadsSameBits) {
+  // Large enough that OpenBLAS splits the product among its threads, with
+  // sizes that are no multiple of its blocks; runs on other thread counts
+  // come in between.
+  for (bool transposed : {false, true})
+    for (int threads : {1, 2, 3}) {
+      std::vector<float> first =
+          multiplyOnThreads<float>(threads, 3, 203, 517, 389, transposed);
+      multiplyOnThreads<float>(threads + 1, 3, 203, 517, 389, transposed);
+      ASSERT_EQ(first, multiplyOnThreads<float>(threads, 3, 203, 517, 389,
+                                                transposed))
+          << threads << " threads, transposed " << transposed;
+      std::vector<double> firstDouble =
+          multiplyOnThreads<double>(threads, 2, 131, 300, 257, transposed);
+      multiplyOnThreads<double>(threads + 1, 2, 131, 300, 257, transposed);
+      ASSERT_EQ(firstDouble, multiplyOnThreads<double>(threads, 2, 131, 300,
+                                                       257, transposed))
+          << threads << " threads, transposed " << transposed;
+    }
+}
 
 } // namespace

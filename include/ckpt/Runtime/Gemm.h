@@ -2,11 +2,11 @@
 //
 // ckpt-gemm-to-calls turns matrix products into calls of
 // `ckptGemmF32` / `ckptGemmF64(A, B, C, batch, M, N, K, strideA, strideB,
-// transposedB)`, each buffer an unranked memref (its rank, then a pointer to
-// its descriptor): for each batch b, C[b] += A[b] * op(B[b]), row-major,
+// transposedA, transposedB)`, each buffer an unranked memref (its rank, then
+// a pointer to its descriptor): for each batch b, C[b] += op(A[b]) *
+// op(B[b]), row-major, op(A) = A (M x K) or the transpose of A (K x M),
 // op(B) = B (K x N) or the transpose of B (N x K). On the GPU they are
-// cuBLAS (CudaRuntime.h); these are the reference on the CPU, adding the
-// products in order of K.
+// cuBLAS (CudaRuntime.h), on the CPU OpenBLAS (these).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,18 +33,23 @@ template <typename T> T *getMemRefData(void *descriptor) {
 
 /// ckptGemmF32 (T = float) and ckptGemmF64 (T = double) on the CPU.
 template <typename T>
-void referenceGemm(int64_t rankA, void *a, int64_t rankB, void *b,
-                   int64_t rankC, void *c, int64_t batch, int64_t m, int64_t n,
-                   int64_t k, int64_t strideA, int64_t strideB,
-                   int64_t transposedB);
-extern template void referenceGemm<float>(int64_t, void *, int64_t, void *,
-                                          int64_t, void *, int64_t, int64_t,
-                                          int64_t, int64_t, int64_t, int64_t,
-                                          int64_t);
-extern template void referenceGemm<double>(int64_t, void *, int64_t, void *,
-                                           int64_t, void *, int64_t, int64_t,
-                                           int64_t, int64_t, int64_t, int64_t,
-                                           int64_t);
+void blasGemm(int64_t rankA, void *a, int64_t rankB, void *b, int64_t rankC,
+              void *c, int64_t batch, int64_t m, int64_t n, int64_t k,
+              int64_t strideA, int64_t strideB, int64_t transposedA,
+              int64_t transposedB);
+extern template void blasGemm<float>(int64_t, void *, int64_t, void *, int64_t,
+                                     void *, int64_t, int64_t, int64_t,
+                                     int64_t, int64_t, int64_t, int64_t,
+                                     int64_t);
+extern template void blasGemm<double>(int64_t, void *, int64_t, void *,
+                                      int64_t, void *, int64_t, int64_t,
+                                      int64_t, int64_t, int64_t, int64_t,
+                                      int64_t, int64_t);
+
+/// The threads the CPU's products run on (OpenBLAS's pool; its default is
+/// every core). Results do not depend on it.
+void setGemmThreads(int threads);
+int getGemmThreads();
 
 } // namespace ckpt::runtime
 

@@ -1,9 +1,9 @@
 //===- GemmToCalls.cpp - matrix products -> runtime GEMM calls ------------===//
 //
-// Replaces each bufferized matrix product (the linalg.generic that
-// ckpt.linear and ckpt.matmul lower to, on contiguous buffers) by a call of
-// `ckptGemm`, which a runner binds to cuBLAS on the GPU or to a reference
-// loop on the CPU; the rest stays loops.
+// Replaces each bufferized matrix product (the linalg.generic contractions
+// of ckpt.linear, ckpt.matmul and attention, on contiguous buffers) by a call of
+// `ckptGemm`, which a runner binds to cuBLAS on the GPU or to OpenBLAS on
+// the CPU; the rest stays loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,13 +24,13 @@ namespace {
 constexpr StringLiteral kGemmFunction = "ckptGemm";
 
 /// One strided-batched row-major GEMM: for each batch b,
-/// C[b] (M x N) += A[b] (M x K) * op(B[b]), op(B) = B (K x N) or, when
-/// `transposedRhs`, the transpose of B (N x K). A batch stride of 0
-/// broadcasts the operand.
+/// C[b] (M x N) += op(A[b]) * op(B[b]), op(A) = A (M x K) or, when
+/// `transposedLhs`, the transpose of A (K x M); op(B) = B (K x N) or the
+/// transpose of B (N x K). A batch stride of 0 broadcasts the operand.
 struct Gemm {
   int64_t batch = 1, m = 1, n = 1, k = 1;
   int64_t lhsStride = 0, rhsStride = 0;
-  bool transposedRhs = false;
+  bool transposedLhs = false, transposedRhs = false;
 };
 
 /// Whether `body` is `out + lhs * rhs`.
@@ -46,97 +46,155 @@ bool isMultiplyAdd(linalg::GenericOp op) {
          body.getOperations().size() == 3;
 }
 
-/// The GEMM `op` computes, if it is one on contiguous buffers.
+/// The loops an operand's row-major dimensions follow, outermost first,
+/// leaving out dimensions of extent 1 (a constant index must be one of
+/// them).
+std::optional<SmallVector<unsigned>>
+getOperandLoops(AffineMap map, MemRefType type, ArrayRef<int64_t> extents) {
+  SmallVector<unsigned> loops;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+      if (extents[dim.getPosition()] != 1)
+        loops.push_back(dim.getPosition());
+      continue;
+    }
+    if (!isa<AffineConstantExpr>(e) || type.getDimSize(i) != 1)
+      return std::nullopt;
+  }
+  return loops;
+}
+
+/// `a` = `b` followed by `c`, or `c` followed by `b` when `swapped`.
+bool isConcatenation(ArrayRef<unsigned> a, ArrayRef<unsigned> b,
+                     ArrayRef<unsigned> c, bool swapped) {
+  if (swapped)
+    std::swap(b, c);
+  return a.size() == b.size() + c.size() && a.take_front(b.size()) == b &&
+         a.drop_front(b.size()) == c;
+}
+
+/// The GEMM of a contraction whose first `batchRank` output loops are its
+/// batch, each operand having all of them or none; every other loop is a
+/// row (lhs and output), a column (rhs and output) or summed (lhs and rhs),
+/// and each operand is its batch, then its two groups in either order.
+std::optional<Gemm> matchGemmWithBatch(ArrayRef<SmallVector<unsigned>> loops,
+                                       ArrayRef<int64_t> extents,
+                                       ArrayRef<utils::IteratorType> iterators,
+                                       unsigned batchRank) {
+  ArrayRef<unsigned> lhs = loops[0], rhs = loops[1], out = loops[2];
+  ArrayRef<unsigned> batch = out.take_front(batchRank);
+  Gemm gemm;
+  for (unsigned loop : batch) {
+    if (iterators[loop] != utils::IteratorType::parallel)
+      return std::nullopt;
+    gemm.batch *= extents[loop];
+  }
+  auto stripBatch = [&](ArrayRef<unsigned> operand, int64_t matrix,
+                        int64_t &stride) -> std::optional<ArrayRef<unsigned>> {
+    if (batch.empty()) {
+      stride = 0;
+      return operand;
+    }
+    if (operand.take_front(batchRank) == batch) {
+      stride = matrix;
+      return operand.drop_front(batchRank);
+    }
+    if (llvm::any_of(batch, [&](unsigned b) {
+          return llvm::is_contained(operand, b);
+        }))
+      return std::nullopt;
+    stride = 0;
+    return operand;
+  };
+  SmallVector<unsigned> rows, columns, sums;
+  for (unsigned loop = 0; loop < extents.size(); ++loop) {
+    if (extents[loop] == 1 || llvm::is_contained(batch, loop))
+      continue;
+    bool inLhs = llvm::is_contained(lhs, loop),
+         inRhs = llvm::is_contained(rhs, loop),
+         inOut = llvm::is_contained(out, loop);
+    bool reduction = iterators[loop] == utils::IteratorType::reduction;
+    if (inLhs && inOut && !inRhs && !reduction)
+      gemm.m *= extents[loop];
+    else if (inRhs && inOut && !inLhs && !reduction)
+      gemm.n *= extents[loop];
+    else if (inLhs && inRhs && !inOut && reduction)
+      gemm.k *= extents[loop];
+    else
+      return std::nullopt;
+  }
+  for (unsigned loop : out.drop_front(batchRank))
+    (llvm::is_contained(lhs, loop) ? rows : columns).push_back(loop);
+  std::optional<ArrayRef<unsigned>> lhsRest =
+      stripBatch(lhs, gemm.m * gemm.k, gemm.lhsStride);
+  std::optional<ArrayRef<unsigned>> rhsRest =
+      stripBatch(rhs, gemm.k * gemm.n, gemm.rhsStride);
+  if (!lhsRest || !rhsRest || (gemm.lhsStride == 0 && gemm.rhsStride == 0 &&
+                               batchRank > 0))
+    return std::nullopt;
+  for (unsigned loop : *lhsRest)
+    if (!llvm::is_contained(rows, loop))
+      sums.push_back(loop);
+  // The output is its rows, then its columns.
+  if (!isConcatenation(out.drop_front(batchRank), rows, columns, false))
+    return std::nullopt;
+  gemm.transposedLhs = !isConcatenation(*lhsRest, rows, sums, false);
+  gemm.transposedRhs = !isConcatenation(*rhsRest, sums, columns, false);
+  if (!isConcatenation(*lhsRest, rows, sums, gemm.transposedLhs) ||
+      !isConcatenation(*rhsRest, sums, columns, gemm.transposedRhs))
+    return std::nullopt;
+  return gemm;
+}
+
+/// The GEMM `op` computes, if it is one on contiguous buffers: with the
+/// batch loops every operand has, else with the leading output loops one
+/// operand lacks (and reads once for all of them).
 std::optional<Gemm> matchGemm(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() != 1 || !op.hasPureBufferSemantics() ||
+      op.getNumReductionLoops() < 1 || !op.hasPureBufferSemantics() ||
       !isMultiplyAdd(op))
     return std::nullopt;
-  SmallVector<MemRefType> types;
-  for (Value operand : op->getOperands()) {
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (llvm::any_of(extents, ShapedType::isDynamic))
+    return std::nullopt;
+  SmallVector<SmallVector<unsigned>> loops;
+  Type element;
+  for (auto [operand, map] :
+       llvm::zip(op->getOperands(), op.getIndexingMapsArray())) {
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        !(type.getElementType().isF32() || type.getElementType().isF64()))
+        !(type.getElementType().isF32() || type.getElementType().isF64()) ||
+        (element && element != type.getElementType()))
       return std::nullopt;
-    types.push_back(type);
+    element = type.getElementType();
+    std::optional<SmallVector<unsigned>> operandLoops =
+        getOperandLoops(map, type, extents);
+    if (!operandLoops)
+      return std::nullopt;
+    loops.push_back(std::move(*operandLoops));
   }
-  if (types[0].getElementType() != types[2].getElementType() ||
-      types[1].getElementType() != types[2].getElementType())
-    return std::nullopt;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  unsigned k = 0;
-  for (auto [dim, kind] : llvm::enumerate(op.getIteratorTypesArray()))
-    if (kind == utils::IteratorType::reduction)
-      k = dim;
-  auto dimOf = [](AffineExpr e) -> int64_t {
-    if (auto d = dyn_cast<AffineDimExpr>(e))
-      return d.getPosition();
-    return -1;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  ArrayRef<unsigned> lhs = loops[0], rhs = loops[1], out = loops[2];
+  auto inBoth = [&](unsigned loop) {
+    return llvm::is_contained(lhs, loop) && llvm::is_contained(rhs, loop);
   };
-  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
-  unsigned rank = out.getNumResults();
-  if (rank < 2 || lhs.getNumResults() < 2 || rhs.getNumResults() < 2)
-    return std::nullopt;
-  // The output is the parallel dimensions in order.
-  for (unsigned i = 0; i < rank; ++i)
-    if (dimOf(out.getResult(i)) < 0 ||
-        dimOf(out.getResult(i)) == static_cast<int64_t>(k))
-      return std::nullopt;
-  int64_t nDim = dimOf(out.getResult(rank - 1));
-  ArrayRef<int64_t> shape = types[2].getShape();
-  Gemm gemm;
-  gemm.n = shape.back();
-  gemm.k = types[0].getShape().back();
-  if (dimOf(lhs.getResults().back()) != static_cast<int64_t>(k))
-    return std::nullopt;
-  // Linear: lhs (rows..., k), rhs (n, k); the rows are one M.
-  if (rhs.getNumResults() == 2 && dimOf(rhs.getResult(0)) == nDim &&
-      dimOf(rhs.getResult(1)) == static_cast<int64_t>(k) &&
-      lhs.getNumResults() == rank) {
-    for (unsigned i = 0; i + 1 < rank; ++i)
-      if (lhs.getResult(i) != out.getResult(i))
-        return std::nullopt;
-    gemm.m = types[2].getNumElements() / gemm.n;
-    gemm.transposedRhs = true;
+  unsigned shared = 0;
+  while (shared < out.size() && inBoth(out[shared]))
+    ++shared;
+  if (std::optional<Gemm> gemm =
+          matchGemmWithBatch(loops, extents, iterators, shared))
     return gemm;
+  // A broadcast batch: the leading output loops the lhs (or the rhs) lacks.
+  for (ArrayRef<unsigned> operand : {lhs, rhs}) {
+    unsigned lacking = 0;
+    while (lacking < out.size() && !llvm::is_contained(operand, out[lacking]))
+      ++lacking;
+    for (; lacking > 0; --lacking)
+      if (std::optional<Gemm> gemm =
+              matchGemmWithBatch(loops, extents, iterators, lacking))
+        return gemm;
   }
-  // Matmul: lhs (batch..., m, k), rhs (batch..., k, n); each operand has
-  // all batch dimensions or none (or broadcasts all of them).
-  if (dimOf(rhs.getResults().back()) != nDim ||
-      dimOf(rhs.getResult(rhs.getNumResults() - 2)) !=
-          static_cast<int64_t>(k) ||
-      dimOf(lhs.getResult(lhs.getNumResults() - 2)) !=
-          dimOf(out.getResult(rank - 2)))
-    return std::nullopt;
-  unsigned batchRank = rank - 2;
-  for (int64_t size : shape.drop_back(2))
-    gemm.batch *= size;
-  gemm.m = shape[rank - 2];
-  auto batchStride = [&](AffineMap map, MemRefType type,
-                         int64_t matrix) -> std::optional<int64_t> {
-    unsigned operandBatch = map.getNumResults() - 2;
-    bool all = operandBatch == batchRank, none = true;
-    for (unsigned i = 0; i < operandBatch; ++i) {
-      AffineExpr e = map.getResult(i);
-      bool broadcast = isa<AffineConstantExpr>(e) || type.getDimSize(i) == 1;
-      none &= broadcast;
-      all &= !broadcast && e == out.getResult(batchRank - operandBatch + i);
-    }
-    if (all)
-      return matrix;
-    if (none)
-      return 0;
-    return std::nullopt;
-  };
-  std::optional<int64_t> lhsStride =
-      batchStride(lhs, types[0], gemm.m * gemm.k);
-  std::optional<int64_t> rhsStride =
-      batchStride(rhs, types[1], gemm.k * gemm.n);
-  if (!lhsStride || !rhsStride)
-    return std::nullopt;
-  gemm.lhsStride = *lhsStride;
-  gemm.rhsStride = *rhsStride;
-  return gemm;
+  return std::nullopt;
 }
 
 struct CkptGemmToCallsPass
@@ -162,7 +220,7 @@ struct CkptGemmToCallsPass
         OpBuilder::InsertionGuard guard(builder);
         builder.setInsertionPointToStart(module.getBody());
         SmallVector<Type> inputs(3, unranked);
-        inputs.append(7, i64);
+        inputs.append(8, i64);
         func::FuncOp::create(builder, module.getLoc(), name,
                              builder.getFunctionType(inputs, {}))
             .setPrivate();
@@ -175,6 +233,7 @@ struct CkptGemmToCallsPass
             memref::CastOp::create(builder, loc, unranked, operand));
       for (int64_t value :
            {gemm.batch, gemm.m, gemm.n, gemm.k, gemm.lhsStride, gemm.rhsStride,
+            static_cast<int64_t>(gemm.transposedLhs),
             static_cast<int64_t>(gemm.transposedRhs)})
         arguments.push_back(
             arith::ConstantIntOp::create(builder, loc, i64, value));

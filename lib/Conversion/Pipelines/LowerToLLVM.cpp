@@ -58,8 +58,10 @@ void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
   addBufferizationPasses(pm, options.freeAfterLastUse);
   if (options.gpuLoops)
     addGpuLoopPasses(pm, options.freeAfterLastUse, /*threadsPerBlock=*/256);
-  else
+  else {
+    pm.addPass(createCkptGemmToCallsPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
