@@ -66,7 +66,7 @@ class Gpt2(nn.Module):
 
     def forward(self, tokens, labels):
         B, T = tokens.size()
-        positions = torch.arange(0, T, dtype=torch.long)
+        positions = torch.arange(0, T, dtype=torch.long, device=tokens.device)
         x = self.drop(self.wte(tokens) + self.wpe(positions))
         for block in self.blocks:
             x = (checkpoint(block, x, use_reentrant=False)

@@ -310,8 +310,7 @@ int main(int argc, char **argv) {
                 device + "'");
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3, got " + Twine(optLevel));
-  if (cpuThreads > 0)
-    ckpt::runtime::setGemmThreads(cpuThreads);
+  ckpt::runtime::setCpuThreads(cpuThreads);
   if (onGpu && checkGradients > 0)
     return fail("--check-gradients runs on the CPU only; drop --device=cuda");
   if (onGpu) {

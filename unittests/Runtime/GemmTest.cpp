@@ -89,11 +89,11 @@ std::vector<T> multiplyOnThreads(int threads, int64_t batch, int64_t m,
     x = uniform(random);
   for (T &x : b.data)
     x = uniform(random);
-  int saved = getGemmThreads();
-  setGemmThreads(threads);
+  int saved = getCpuThreads();
+  setCpuThreads(threads);
   blasGemm<T>(3, &a.descriptor, 2, &b.descriptor, 3, &c.descriptor, batch, m,
               n, k, m * k, 0, transposed, transposed);
-  setGemmThreads(saved);
+  setCpuThreads(saved);
   return c.data;
 }
 

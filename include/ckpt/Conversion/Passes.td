@@ -54,20 +54,42 @@ def CkptFreeAfterLastUsePass : Pass<"ckpt-free-after-last-use", "::mlir::func::F
 def CkptGemmToCallsPass : Pass<"ckpt-gemm-to-calls", "::mlir::ModuleOp"> {
   let summary = "Replaces bufferized matrix products by calls of a GEMM routine";
   let description = [{
-    Finds the `linalg.generic` ops that compute `C += A * B` over one
-    reduction dimension on contiguous f32 or f64 buffers (what `ckpt.linear`
-    and `ckpt.matmul` lower to) and replaces each by a call of
-    `ckptGemmF32` (or `ckptGemmF64`)`(A, B, C, batch, M, N, K, batch stride
-    of A, batch stride of B, B transposed)`, the buffers as unranked
-    memrefs: a strided-batched, row-major GEMM that accumulates into C (a
-    linear's rows are one M; a batch stride of 0 broadcasts an operand). A
-    runner binds them to cuBLAS on the GPU (`ckpt-run --device=cuda`) or to
-    a reference loop on the CPU. Products whose operands broadcast only some batch dimensions
-    stay loops.
+    Finds the `linalg.generic` ops that compute `C += A * B` on contiguous
+    f32 or f64 buffers (what `ckpt.linear`, `ckpt.matmul` and attention
+    lower to) and replaces each by a call of `ckptGemmF32` (or
+    `ckptGemmF64`)`(A, B, C, batch, M, N, K, batch stride of A, batch
+    stride of B, A transposed, B transposed)`, the buffers as unranked
+    memrefs: a strided-batched, row-major GEMM that accumulates into C. The
+    loops of a product are its batch (the leading output loops, in every
+    operand or, broadcast with a batch stride of 0, in one), its rows (A
+    and C), its columns (B and C) and its sums (A and B); C must be the
+    batch, rows, columns in that order, and A and B the batch and their two
+    groups in either order (the other order transposes the operand), so a
+    linear's rows are one M and grouped-query attention's heads and rows
+    too. Loops of extent 1 do not count. A runner binds the calls to cuBLAS
+    on the GPU (`ckpt-run --device=cuda`) or to OpenBLAS on the CPU. Other
+    contractions stay loops.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def CkptApproximateMathPass : Pass<"ckpt-approximate-math"> {
+  let summary = "Replaces f32 transcendental functions by inline polynomial approximations";
+  let description = [{
+    Rewrites `math.tanh`, `math.erf`, `math.exp`, `math.expm1`,
+    `math.log` and the other f32 functions MLIR approximates into its
+    polynomial approximations (straight-line arithmetic), for the CPU:
+    libm's scalar calls, one per element, cost the GELU and softmax of a
+    step more than its matrix products. The approximations are within a
+    few units in the last place of libm's results; an op always becomes
+    the same arithmetic, so recomputation stays bit-identical. f64 keeps
+    libm.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def CkptParallelDimsFirstPass : Pass<"ckpt-parallel-dims-first", "::mlir::func::FuncOp"> {

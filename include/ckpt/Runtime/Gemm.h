@@ -46,10 +46,11 @@ extern template void blasGemm<double>(int64_t, void *, int64_t, void *,
                                       int64_t, int64_t, int64_t, int64_t,
                                       int64_t, int64_t);
 
-/// The threads the CPU's products run on (OpenBLAS's pool; its default is
-/// every core). Results do not depend on it.
-void setGemmThreads(int threads);
-int getGemmThreads();
+/// The threads the CPU's products (OpenBLAS's pool) and parallel loops
+/// (OpenMP's) run on; 0 keeps the default, every core. The loops' bits do
+/// not depend on it, the products' repeat on the same count.
+void setCpuThreads(int threads);
+int getCpuThreads();
 
 } // namespace ckpt::runtime
 

@@ -2,8 +2,9 @@
 //
 // The CPU pipeline: lower ckpt ops on tensors, bufferize whole functions with
 // identity layouts (so callers pass plain contiguous buffers), free buffers
-// by ownership and right after their last use, turn linalg into loops, and
-// convert everything to LLVM. Heap memory comes from malloc and free, which
+// by ownership and right after their last use, turn matrix products into
+// BLAS calls and the other linalg ops into parallel loops on OpenMP's
+// threads, and convert everything to LLVM. Heap memory comes from malloc and free, which
 // LLVM knows return fresh memory (so it can keep accumulators in registers
 // and vectorise), and which a runner can serve with a counting allocator.
 //
@@ -26,6 +27,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
@@ -56,30 +58,40 @@ void ckpt::addBufferizationPasses(OpPassManager &pm, bool freeAfterLastUse) {
 void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
                                     const LowerToLLVMOptions &options) {
   addBufferizationPasses(pm, options.freeAfterLastUse);
+  pm.addPass(createCkptApproximateMathPass());
   if (options.gpuLoops)
     addGpuLoopPasses(pm, options.freeAfterLastUse, /*threadsPerBlock=*/256);
   else {
     pm.addPass(createCkptGemmToCallsPass());
-    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    // Each output element is computed by one thread, its sums in loop
+    // order inside it: the bits do not depend on the thread count.
+    pm.addNestedPass<func::FuncOp>(createCkptParallelDimsFirstPass());
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    pm.addPass(createConvertSCFToOpenMPPass());
+    // Inlines the stack scopes around loop bodies, which hold no allocas.
+    pm.addPass(createCanonicalizerPass());
   }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertMathToLibmPass());
+  // Instructions first (the approximations' fma), libm for the rest.
   pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   FinalizeMemRefToLLVMConversionPassOptions memref;
   memref.useGenericFunctions = false;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void ckpt::registerLowerToLLVMDependencies(DialectRegistry &registry) {
   registry.insert<bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  LLVM::LLVMDialect, memref::MemRefDialect, scf::SCFDialect>();
+                  LLVM::LLVMDialect, memref::MemRefDialect, omp::OpenMPDialect,
+                  scf::SCFDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
