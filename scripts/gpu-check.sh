@@ -4,8 +4,9 @@
 # (scripts/setup.sh), runs the GPU tests (test/GPU: the cubin for every
 # example, and the tests that need a device: every plan bit-identical on the
 # GPU, GPU against CPU gradients and dropout masks, measured against
-# simulated device peaks), then bench/gpu-vs-pytorch.py: the same models in
-# ckpt-run and in PyTorch on this GPU, peak memory and step time per plan.
+# simulated device peaks), then bench/vs-pytorch.py --device cuda: the same
+# models in ckpt-run and in PyTorch on this GPU, peak memory and step time
+# per plan.
 # PyTorch must be installed with CUDA for the benchmark (PYTHON, default
 # python3); without it the tests still run and the benchmark is skipped with
 # a message.
@@ -32,7 +33,8 @@ if grep -q '^UNSUPPORTED:.*plans-on-gpu' "$log"; then
 fi
 
 if "$python" -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2> /dev/null; then
-  "$python" "$root/bench/gpu-vs-pytorch.py" --build "$build"
+  "$python" "$root/bench/vs-pytorch.py" --device cuda --plans none,manual \
+    --build "$build"
 else
   echo "gpu-check: $python has no torch with CUDA: benchmark skipped" >&2
 fi

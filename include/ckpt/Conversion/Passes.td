@@ -92,6 +92,31 @@ def CkptApproximateMathPass : Pass<"ckpt-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def CkptOutlineParallelLoopsPass : Pass<"ckpt-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Moves each top-level parallel loop into a function of its own";
+  let description = [{
+    Replaces every `scf.parallel` without results at the top level of a
+    function by a call of a new private function (`<function>_loop<N>`)
+    that holds the loop; the values the loop reads from outside become its
+    arguments, constants are cloned into it. The CPU pipeline does this
+    before `convert-scf-to-openmp`: OpenMP's translation to LLVM IR outlines
+    every parallel region with an analysis of its whole enclosing function,
+    which made compiling a step of thousands of loops quadratic in its
+    length. A loop of fewer than `min-parallel-iterations` iterations,
+    counting those of the sequential loops inside it (static bounds),
+    becomes a sequential nest of `scf.for` in place instead: waking the
+    threads would cost it more than it saves.
+  }];
+  let options = [
+    Option<"minParallelIterations", "min-parallel-iterations", "int64_t",
+           /*default=*/"32768",
+           "Loops with fewer iterations (with those of their inner loops) "
+           "run sequentially">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def CkptParallelDimsFirstPass : Pass<"ckpt-parallel-dims-first", "::mlir::func::FuncOp"> {
   let summary = "Reorders each linalg.generic's dimensions: parallel ones first";
   let description = [{

@@ -1,0 +1,144 @@
+//===- OutlineParallelLoops.cpp - each top-level parallel loop a function -===//
+//
+// Moves every scf.parallel at the top level of a function into a private
+// function of its own, called where the loop stood with the values the loop
+// reads from outside. OpenMP's translation to LLVM outlines each parallel
+// region with an analysis of the whole enclosing function, so a training
+// step of thousands of loops compiled in time quadratic in its length.
+// Loops too short to repay waking the threads become sequential loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ckpt/Conversion/Passes.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace ckpt {
+#define GEN_PASS_DEF_CKPTOUTLINEPARALLELLOOPSPASS
+#include "ckpt/Conversion/Passes.h.inc"
+} // namespace ckpt
+
+using namespace mlir;
+
+namespace {
+
+struct CkptOutlineParallelLoopsPass
+    : public ckpt::impl::CkptOutlineParallelLoopsPassBase<
+          CkptOutlineParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
+    for (func::FuncOp function : functions) {
+      if (function.isExternal())
+        continue;
+      SmallVector<scf::ParallelOp> loops;
+      for (Block &block : function.getBody())
+        for (auto loop : block.getOps<scf::ParallelOp>())
+          if (loop.getNumResults() == 0)
+            loops.push_back(loop);
+      size_t outlined = 0;
+      for (scf::ParallelOp loop : loops) {
+        std::optional<int64_t> iterations = getIterations(loop);
+        if (iterations && *iterations < minParallelIterations)
+          makeSequential(loop);
+        else
+          outline(loop, function, outlined++, symbols);
+      }
+    }
+  }
+
+  /// The static trip count of a loop with constant bounds.
+  static std::optional<int64_t> getTripCount(Value lower, Value upper,
+                                             Value step) {
+    std::optional<int64_t> lo = getConstantIntValue(lower),
+                           hi = getConstantIntValue(upper),
+                           by = getConstantIntValue(step);
+    if (!lo || !hi || !by || *by <= 0)
+      return std::nullopt;
+    return std::max<int64_t>(0, (*hi - *lo + *by - 1) / *by);
+  }
+
+  /// The loop's iterations times those of the sequential loops inside it
+  /// (a reduction's), if all bounds are constants.
+  static std::optional<int64_t> getIterations(scf::ParallelOp loop) {
+    int64_t iterations = 1;
+    for (auto [lower, upper, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      std::optional<int64_t> count = getTripCount(lower, upper, step);
+      if (!count)
+        return std::nullopt;
+      iterations *= *count;
+    }
+    WalkResult walk = loop.walk([&](scf::ForOp inner) {
+      std::optional<int64_t> count = getTripCount(
+          inner.getLowerBound(), inner.getUpperBound(), inner.getStep());
+      if (!count)
+        return WalkResult::interrupt();
+      iterations *= *count;
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return std::nullopt;
+    return iterations;
+  }
+
+  /// Replaces `loop` by a nest of scf.for over its dimensions, in order.
+  static void makeSequential(scf::ParallelOp loop) {
+    OpBuilder builder(loop);
+    IRMapping mapping;
+    for (auto [lower, upper, step, index] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+                   loop.getInductionVars())) {
+      auto nested =
+          scf::ForOp::create(builder, loop.getLoc(), lower, upper, step);
+      mapping.map(index, nested.getInductionVar());
+      builder.setInsertionPointToStart(nested.getBody());
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      builder.clone(op, mapping);
+    loop.erase();
+  }
+
+  void outline(scf::ParallelOp loop, func::FuncOp parent, size_t index,
+               SymbolTable &symbols) {
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(loop->getRegions(), captured);
+    for (Value bound : loop->getOperands())
+      captured.insert(bound);
+    // Constants are cloned into the function, where they fold.
+    SmallVector<Operation *> constants;
+    SmallVector<Value> arguments;
+    for (Value value : captured) {
+      Operation *producer = value.getDefiningOp();
+      if (producer && producer->hasTrait<OpTrait::ConstantLike>())
+        constants.push_back(producer);
+      else
+        arguments.push_back(value);
+    }
+    OpBuilder builder(parent);
+    auto type = builder.getFunctionType(ValueRange(arguments).getTypes(), {});
+    auto function = func::FuncOp::create(
+        builder, loop.getLoc(),
+        (parent.getName() + "_loop" + Twine(index)).str(), type);
+    function.setPrivate();
+    symbols.insert(function);
+    Block *body = function.addEntryBlock();
+    builder.setInsertionPointToStart(body);
+    IRMapping mapping;
+    for (Operation *constant : llvm::make_early_inc_range(constants))
+      builder.clone(*constant, mapping);
+    for (auto [value, argument] : llvm::zip(arguments, body->getArguments()))
+      mapping.map(value, argument);
+    builder.clone(*loop, mapping);
+    func::ReturnOp::create(builder, loop.getLoc());
+    builder.setInsertionPoint(loop);
+    func::CallOp::create(builder, loop.getLoc(), function, arguments);
+    loop.erase();
+  }
+};
+
+} // namespace
