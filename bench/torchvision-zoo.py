@@ -20,25 +20,16 @@ import sys
 import time
 
 import torch
-import torch.nn.functional as F
 import torchvision
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
+sys.path.insert(0, os.path.join(root, "examples", "torch"))
 import ckpt_import_torch  # noqa: E402
+from classifier import Classifier  # noqa: E402
 
 IMAGE_SIZES = {"alexnet": 64, "inception_v3": 96, "maxvit_t": 224}
 
-
-class Classifier(torch.nn.Module):
-    """A classifier under cross-entropy: forward returns the loss."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, images, labels):
-        return F.cross_entropy(self.model(images), labels)
 
 
 def _small(name):

@@ -29,28 +29,17 @@ import tempfile
 import time
 
 import torch
-import torch.nn.functional as F
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "examples", "torch"))
 import ckpt_import_torch  # noqa: E402
 import gpt2  # noqa: E402
+from classifier import Classifier  # noqa: E402
 import llama  # noqa: E402
 import mixer  # noqa: E402
 import mlp_stack  # noqa: E402
 import unet  # noqa: E402
-
-
-class Classifier(torch.nn.Module):
-    """A torchvision classifier under cross-entropy."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, images, labels):
-        return F.cross_entropy(self.model(images), labels)
 
 
 def torchvision_model(name):
