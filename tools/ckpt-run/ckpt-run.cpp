@@ -81,8 +81,9 @@ static cl::opt<unsigned> optLevel(
     cl::init(0), cl::cat(runCategory));
 static cl::opt<unsigned> cpuThreads(
     "cpu-threads",
-    cl::desc("Threads the CPU's matrix products run on (default 0: every "
-             "core); the same count gives the same bits on every run"),
+    cl::desc("Threads the CPU's matrix products and parallel loops run on "
+             "(default 0: every core); the same count gives the same bits on "
+             "every run"),
     cl::init(0), cl::cat(runCategory));
 static cl::opt<unsigned> checkGradients(
     "check-gradients",

@@ -125,7 +125,8 @@ def CkptParallelDimsFirstPass : Pass<"ckpt-parallel-dims-first", "::mlir::func::
     `convert-linalg-to-parallel-loops` then turns all of them into one
     parallel loop with the reductions inside, so on the GPU each thread
     computes one output element (a matmul's dot product) instead of a whole
-    row.
+    row, and on the CPU each OpenMP thread a block of output elements, its
+    sums in loop order whatever the thread count.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

@@ -129,7 +129,7 @@ struct CkptOutlineParallelLoopsPass
     Block *body = function.addEntryBlock();
     builder.setInsertionPointToStart(body);
     IRMapping mapping;
-    for (Operation *constant : llvm::make_early_inc_range(constants))
+    for (Operation *constant : constants)
       builder.clone(*constant, mapping);
     for (auto [value, argument] : llvm::zip(arguments, body->getArguments()))
       mapping.map(value, argument);
