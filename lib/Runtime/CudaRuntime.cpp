@@ -102,7 +102,12 @@ bool bind(void *library, const char *symbol, Function &function,
   return function != nullptr;
 }
 
-// The mgpu* functions, with the signatures gpu-to-llvm's calls have.
+} // namespace
+
+// The mgpu* functions, with the signatures gpu-to-llvm's calls have, under
+// their own names: a step compiled ahead of time links them by name.
+extern "C" {
+
 void *mgpuModuleLoad(void *data, size_t) {
   Handle module = nullptr;
   check(driver.moduleLoadData(&module, data), "cuModuleLoadData");
@@ -144,6 +149,10 @@ void mgpuStreamDestroy(void *stream) {
 void mgpuStreamSynchronize(void *stream) {
   check(driver.streamSynchronize(stream), "cuStreamSynchronize");
 }
+
+} // extern "C"
+
+namespace {
 
 /// Loads cuBLAS and makes its handle, or ends the process saying why.
 void openCublas() {
@@ -202,6 +211,28 @@ void cublasGemm(int64_t, void *a, int64_t, void *b, int64_t, void *c,
 }
 
 } // namespace
+
+// The GPU's ckptGemmF32/F64: the step's module names them so on the GPU
+// (ckpt::runtime::getStepSymbols), apart from the CPU's.
+extern "C" {
+
+void ckptCudaGemmF32(int64_t rankA, void *a, int64_t rankB, void *b,
+                     int64_t rankC, void *c, int64_t batch, int64_t m,
+                     int64_t n, int64_t k, int64_t strideA, int64_t strideB,
+                     int64_t transposedA, int64_t transposedB) {
+  cublasGemm<float>(rankA, a, rankB, b, rankC, c, batch, m, n, k, strideA,
+                    strideB, transposedA, transposedB);
+}
+
+void ckptCudaGemmF64(int64_t rankA, void *a, int64_t rankB, void *b,
+                     int64_t rankC, void *c, int64_t batch, int64_t m,
+                     int64_t n, int64_t k, int64_t strideA, int64_t strideB,
+                     int64_t transposedA, int64_t transposedB) {
+  cublasGemm<double>(rankA, a, rankB, b, rankC, c, batch, m, n, k, strideA,
+                     strideB, transposedA, transposedB);
+}
+
+} // extern "C"
 
 namespace ckpt::runtime {
 
@@ -320,8 +351,8 @@ std::vector<std::pair<const char *, void *>> getCudaRuntimeSymbols() {
       {"mgpuStreamDestroy", reinterpret_cast<void *>(&mgpuStreamDestroy)},
       {"mgpuStreamSynchronize",
        reinterpret_cast<void *>(&mgpuStreamSynchronize)},
-      {"ckptGemmF32", reinterpret_cast<void *>(&cublasGemm<float>)},
-      {"ckptGemmF64", reinterpret_cast<void *>(&cublasGemm<double>)},
+      {"ckptCudaGemmF32", reinterpret_cast<void *>(&ckptCudaGemmF32)},
+      {"ckptCudaGemmF64", reinterpret_cast<void *>(&ckptCudaGemmF64)},
   };
 }
 

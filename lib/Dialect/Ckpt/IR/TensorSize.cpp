@@ -102,19 +102,3 @@ LogicalResult ckpt::verifyStaticSizes(Operation *op) {
 LogicalResult ckpt::verifyByteSizesFit(Operation *op) {
   return verifyOperandAndResultSizes(op, /*allowUnknown=*/true);
 }
-
-std::string ckpt::formatBytes(uint64_t bytes) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << bytes << " B";
-  static const char *units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = -1;
-  while (value >= 1024.0 && unit < 3) {
-    value /= 1024.0;
-    ++unit;
-  }
-  if (unit >= 0)
-    os << " (" << llvm::format("%.3f", value) << " " << units[unit] << ")";
-  return text;
-}

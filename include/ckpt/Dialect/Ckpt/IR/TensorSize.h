@@ -13,6 +13,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
 
+#include "ckpt/Support/FormatBytes.h"
+
 #include <cstdint>
 #include <optional>
 
@@ -60,9 +62,6 @@ public:
     return verifyByteSizesFit(op);
   }
 };
-
-/// Renders a byte count for people: "8388608 B (8 MiB)".
-std::string formatBytes(uint64_t bytes);
 
 } // namespace ckpt
 
