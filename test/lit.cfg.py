@@ -26,7 +26,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # Helper scripts in Inputs/ call the tools by name.
 llvm_config.with_environment("PATH", config.ckpt_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["ckpt-opt", "ckpt-run", "ckpt-fuzz-parse", "ckpt-fuzz-pipeline",
+    ["ckpt-opt", "ckpt-run", "ckpt-compile", "ckpt-fuzz-parse",
+     "ckpt-fuzz-pipeline",
      "ckpt-fuzz-options"], [config.ckpt_tools_dir])
 
 # An instrumented build's libraries need the sanitizer runtimes in whatever

@@ -14,6 +14,7 @@
 #include "ckpt/Conversion/Pipelines/Pipelines.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Execution/Step.h"
+#include "ckpt/Runtime/CudaRuntime.h"
 #include "ckpt/Runtime/StepDriver.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -66,7 +67,8 @@ static cl::opt<std::string> device(
 static cl::opt<std::string>
     chip("chip",
          cl::desc("GPU architecture of the kernels with --device=cuda "
-                  "(default sm_90: H100/H200)"),
+                  "(default sm_90: H100/H200; host: this machine's first "
+                  "GPU's)"),
          cl::init("sm_90"), cl::cat(compileCategory));
 static cl::opt<bool> shared(
     "shared",
@@ -199,7 +201,13 @@ int main(int argc, char **argv) {
       *module, functionName, inputFile, *stepDevice, message);
   if (failed(spec))
     return message.empty() ? 1 : fail(message);
-  if (failed(ckpt::lowerStep(*module, *stepDevice, chip)))
+  std::string kernelChip = chip;
+  if (*stepDevice == ckpt::StepDevice::Cuda && chip == "host") {
+    if (!ckpt::runtime::openCudaDevice(0, message))
+      return fail("--chip=host: " + message);
+    kernelChip = ckpt::runtime::getCudaDeviceChip();
+  }
+  if (failed(ckpt::lowerStep(*module, *stepDevice, kernelChip)))
     return 1;
 
   auto host = ckpt::createHostTargetMachine();
@@ -300,7 +308,13 @@ int main(int argc, char **argv) {
   std::string compiler = CKPT_COMPILE_CXX;
   if (const char *cxx = std::getenv("CXX"); cxx && *cxx)
     compiler = cxx;
-  auto program = llvm::sys::findProgramByName(compiler);
+  // A name is looked up in PATH; a path must be a program.
+  llvm::ErrorOr<std::string> program =
+      llvm::StringRef(compiler).contains('/')
+          ? (llvm::sys::fs::can_execute(compiler)
+                 ? llvm::ErrorOr<std::string>(compiler)
+                 : std::make_error_code(std::errc::no_such_file_or_directory))
+          : llvm::sys::findProgramByName(compiler);
   if (!program)
     return fail("no C++ compiler to link with: '" + compiler +
                 "' (set CXX)");
