@@ -11,10 +11,13 @@
 #include "ckpt/Conversion/Pipelines/Pipelines.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 
 using namespace mlir;
@@ -72,9 +75,8 @@ ckpt::describeStep(ModuleOp module, StringRef functionName, StringRef fileName,
   };
   func::FuncOp step;
   for (auto func : module.getOps<func::FuncOp>())
-    if (functionName.empty()
-            ? func->hasAttr(CkptDialect::kTrainingStepAttrName)
-            : func.getSymName() == functionName)
+    if (functionName.empty() ? func->hasAttr(CkptDialect::kTrainingStepAttrName)
+                             : func.getSymName() == functionName)
       step = func;
   if (!step)
     return fail(functionName.empty()
@@ -106,7 +108,8 @@ ckpt::describeStep(ModuleOp module, StringRef functionName, StringRef fileName,
       return fail("argument " + Twine(arg.getArgNumber()) +
                   " has element type that ckpt-run cannot fill yet (f32, "
                   "f64, i64 and i1 are supported)");
-    argument.tensor = {*element, {type.getShape().begin(), type.getShape().end()}};
+    argument.tensor = {*element,
+                       {type.getShape().begin(), type.getShape().end()}};
     argument.indexBound = indexBound(arg);
     argument.parameter = static_cast<bool>(
         step.getArgAttr(arg.getArgNumber(), CkptDialect::kParamAttrName));
@@ -128,7 +131,8 @@ ckpt::describeStep(ModuleOp module, StringRef functionName, StringRef fileName,
         !(element == Element::F32 || element == Element::F64))
       return fail("results of '" + spec.name +
                   "' must be statically shaped f32 or f64 tensors");
-    result.tensor = {*element, {tensor.getShape().begin(), tensor.getShape().end()}};
+    result.tensor = {*element,
+                     {tensor.getShape().begin(), tensor.getShape().end()}};
   }
   FailureOr<MemoryPeak> predicted = simulateMemory(step);
   if (failed(predicted))
@@ -151,6 +155,34 @@ ckpt::describeStep(ModuleOp module, StringRef functionName, StringRef fileName,
         spec.forwardName = name.str();
   }
   return spec;
+}
+
+ckpt::LoadedStep::LoadedStep() {
+  DialectRegistry registry;
+  registry.insert<CkptDialect, arith::ArithDialect, func::FuncDialect>();
+  // The GPU pipeline's dependencies include the CPU pipeline's.
+  registerLowerToNVVMDependencies(registry);
+  context.appendDialectRegistry(registry);
+}
+
+std::unique_ptr<ckpt::LoadedStep> ckpt::loadStep(StringRef fileName,
+                                                 StringRef functionName,
+                                                 StepDevice device,
+                                                 std::string &error) {
+  auto step = std::make_unique<LoadedStep>();
+  auto file = openInputFile(fileName, &error);
+  if (!file)
+    return nullptr;
+  step->sources.AddNewSourceBuffer(std::move(file), SMLoc());
+  step->module = parseSourceFile<ModuleOp>(step->sources, &step->context);
+  if (!step->module)
+    return nullptr;
+  FailureOr<runtime::StepSpec> spec =
+      describeStep(*step->module, functionName, fileName, device, error);
+  if (failed(spec))
+    return nullptr;
+  step->spec = std::move(*spec);
+  return step;
 }
 
 LogicalResult ckpt::lowerStep(ModuleOp module, StepDevice device,

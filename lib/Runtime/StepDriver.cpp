@@ -36,8 +36,7 @@ std::string programName = "ckpt-run";
 
 int fail(const std::string &message) {
   std::fflush(stdout);
-  std::fprintf(stderr, "%s: error: %s\n", programName.c_str(),
-               message.c_str());
+  std::fprintf(stderr, "%s: error: %s\n", programName.c_str(), message.c_str());
   return 1;
 }
 
@@ -115,9 +114,9 @@ void fill(Buffer &buffer, const PhiloxStream &stream, int64_t bound) {
 /// Writes every file of `files` (name, then the result to write there)
 /// into `dir`, all or none: each goes to a temporary file first, and only
 /// when all are written are they renamed into place.
-int writeOutputs(const std::string &dir,
-                 const std::vector<std::pair<std::string, const Buffer *>>
-                     &files) {
+int writeOutputs(
+    const std::string &dir,
+    const std::vector<std::pair<std::string, const Buffer *>> &files) {
   namespace fs = std::filesystem;
   std::error_code error;
   fs::create_directories(dir, error);
@@ -228,8 +227,7 @@ std::string ckpt::runtime::serializeStepSpec(const StepSpec &spec) {
   os << "ckpt-step 1\n";
   os << "training " << spec.trainingStep << " gpu " << spec.onGpu
      << " forward-results " << spec.forwardResults << " peak "
-     << spec.simulatedPeak << " " << spec.simulatedPeakWithoutGradients
-     << "\n";
+     << spec.simulatedPeak << " " << spec.simulatedPeakWithoutGradients << "\n";
   for (const ArgumentSpec &arg : spec.arguments) {
     os << "argument " << arg.randomState << " " << arg.parameter << " "
        << arg.indexBound << " ";
@@ -246,8 +244,8 @@ std::string ckpt::runtime::serializeStepSpec(const StepSpec &spec) {
   return os.str();
 }
 
-std::optional<StepSpec>
-ckpt::runtime::parseStepSpec(const std::string &text, std::string &error) {
+std::optional<StepSpec> ckpt::runtime::parseStepSpec(const std::string &text,
+                                                     std::string &error) {
   StepSpec spec;
   std::istringstream lines(text);
   std::string line;
@@ -299,9 +297,8 @@ ckpt::runtime::parseStepSpec(const std::string &text, std::string &error) {
       ok = (is >> result.randomState) && tensor(is, result.tensor);
     } else if (keyword == "name" || keyword == "forward") {
       std::string &name = keyword == "name" ? spec.name : spec.forwardName;
-      name = line.size() > keyword.size() + 1
-                 ? line.substr(keyword.size() + 1)
-                 : std::string();
+      name = line.size() > keyword.size() + 1 ? line.substr(keyword.size() + 1)
+                                              : std::string();
     } else {
       ok = false;
     }
@@ -364,10 +361,10 @@ void ckptMemrefCopy(int64_t elementBytes, UnrankedMemRef *source,
   if (count == 0)
     return;
   // The innermost dimension is copied in one piece where both are dense.
-  int64_t inner = rank > 0 && fromStrides[rank - 1] == 1 &&
-                          toStrides[rank - 1] == 1
-                      ? sizes[rank - 1]
-                      : 1;
+  int64_t inner =
+      rank > 0 && fromStrides[rank - 1] == 1 && toStrides[rank - 1] == 1
+          ? sizes[rank - 1]
+          : 1;
   int64_t outerRank = inner > 1 ? rank - 1 : rank;
   std::vector<int64_t> index(std::max<int64_t>(outerRank, 1), 0);
   for (int64_t done = 0; done < count; done += inner) {
@@ -386,18 +383,18 @@ void ckptMemrefCopy(int64_t elementBytes, UnrankedMemRef *source,
   }
 }
 
-void ckptGemmF32(int64_t rankA, void *a, int64_t rankB, void *b,
-                 int64_t rankC, void *c, int64_t batch, int64_t m, int64_t n,
-                 int64_t k, int64_t strideA, int64_t strideB,
-                 int64_t transposedA, int64_t transposedB) {
+void ckptGemmF32(int64_t rankA, void *a, int64_t rankB, void *b, int64_t rankC,
+                 void *c, int64_t batch, int64_t m, int64_t n, int64_t k,
+                 int64_t strideA, int64_t strideB, int64_t transposedA,
+                 int64_t transposedB) {
   blasGemm<float>(rankA, a, rankB, b, rankC, c, batch, m, n, k, strideA,
                   strideB, transposedA, transposedB);
 }
 
-void ckptGemmF64(int64_t rankA, void *a, int64_t rankB, void *b,
-                 int64_t rankC, void *c, int64_t batch, int64_t m, int64_t n,
-                 int64_t k, int64_t strideA, int64_t strideB,
-                 int64_t transposedA, int64_t transposedB) {
+void ckptGemmF64(int64_t rankA, void *a, int64_t rankB, void *b, int64_t rankC,
+                 void *c, int64_t batch, int64_t m, int64_t n, int64_t k,
+                 int64_t strideA, int64_t strideB, int64_t transposedA,
+                 int64_t transposedB) {
   blasGemm<double>(rankA, a, rankB, b, rankC, c, batch, m, n, k, strideA,
                    strideB, transposedA, transposedB);
 }
@@ -754,8 +751,7 @@ int ckpt::runtime::runStep(const StepSpec &spec, PackedFunction step,
   }
   /// Prints one measured-versus-simulated line; returns the relative
   /// difference.
-  auto comparePeak = [&](const char *label, uint64_t heap,
-                         uint64_t simulated) {
+  auto comparePeak = [&](const char *label, uint64_t heap, uint64_t simulated) {
     uint64_t measured = inputBytes + heap;
     double difference = (static_cast<double>(measured) - simulated) /
                         std::max<double>(simulated, 1);
@@ -861,12 +857,11 @@ int ckpt::runtime::runStep(const StepSpec &spec, PackedFunction step,
       // the machine epsilon of the least precise parameter or loss: small
       // enough for steep losses (saturated softmax), large enough that
       // rounding stays far below the tolerance.
-      bool f64 = results.front().tensor->element == Element::F64 &&
-                 std::all_of(paramArgs.begin(), paramArgs.end(),
-                             [&](unsigned arg) {
-                               return inputs[arg].tensor->element ==
-                                      Element::F64;
-                             });
+      bool f64 =
+          results.front().tensor->element == Element::F64 &&
+          std::all_of(paramArgs.begin(), paramArgs.end(), [&](unsigned arg) {
+            return inputs[arg].tensor->element == Element::F64;
+          });
       double step =
           std::cbrt(f64 ? 2.220446e-16 : 1.192093e-07) * std::max(scale, 1.0);
       auto moveParameters = [&](double t) {
@@ -950,12 +945,10 @@ std::optional<int> ckpt::runtime::parseRunOptions(int argc, char **argv,
       {"repeat", help::repeat, number(options.repeat)},
       {"warmup", help::warmup, number(options.warmup)},
       {"cpu-threads", help::cpuThreads, number(options.cpuThreads)},
-      {"check-gradients", help::checkGradients,
-       number(options.checkGradients)},
+      {"check-gradients", help::checkGradients, number(options.checkGradients)},
       {"tolerance", help::tolerance, number(options.tolerance)},
       {"check-peak", help::checkPeak, number(options.checkPeak)},
-      {"input",
-       help::input,
+      {"input", help::input,
        [&](const std::string &value) {
          options.inputFiles.push_back(value);
          return true;

@@ -6,11 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ckpt/Runtime/ckpt_step.h"
 #include "ckpt/Runtime/CountingAllocator.h"
 #include "ckpt/Runtime/CudaRuntime.h"
 #include "ckpt/Runtime/Gemm.h"
 #include "ckpt/Runtime/StepDriver.h"
+#include "ckpt/Runtime/ckpt_step.h"
 
 #include <cstring>
 #include <mutex>
@@ -99,9 +99,7 @@ const ckpt_step_tensor *ckpt_step_result(int index) {
              : nullptr;
 }
 
-uint64_t ckpt_step_simulated_peak(void) {
-  return library().spec.simulatedPeak;
-}
+uint64_t ckpt_step_simulated_peak(void) { return library().spec.simulatedPeak; }
 
 void ckpt_step_set_threads(int threads) { setCpuThreads(threads); }
 

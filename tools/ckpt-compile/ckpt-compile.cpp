@@ -11,18 +11,11 @@
 #include "CompileConfig.h"
 #include "StepHeader.inc"
 
-#include "ckpt/Conversion/Pipelines/Pipelines.h"
-#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Execution/Step.h"
 #include "ckpt/Runtime/CudaRuntime.h"
 #include "ckpt/Runtime/StepDriver.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/Constants.h"
@@ -34,7 +27,6 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -96,8 +88,7 @@ static llvm::Function *addPackedWrapper(llvm::Module &module,
   llvm::LLVMContext &context = module.getContext();
   auto *pointer = llvm::PointerType::get(context, 0);
   auto *wrapper = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer},
-                              false),
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer}, false),
       llvm::GlobalValue::InternalLinkage, wrapperName, module);
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "", wrapper));
   llvm::Value *fields = wrapper->getArg(0);
@@ -175,39 +166,28 @@ int main(int argc, char **argv) {
       "MLIR or LLVM at run time\n");
   std::optional<ckpt::StepDevice> stepDevice = ckpt::parseStepDevice(device);
   if (!stepDevice)
-    return fail("--device must be cpu, cuda or cpu-gpu-loops, got '" +
-                device + "'");
+    return fail("--device must be cpu, cuda or cpu-gpu-loops, got '" + device +
+                "'");
   if (optLevel > 3)
-    return fail("--opt-level must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel));
+    return fail("--opt-level must be 0, 1, 2 or 3, got " +
+                llvm::Twine(optLevel));
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
-  DialectRegistry registry;
-  registry.insert<ckpt::CkptDialect, arith::ArithDialect, func::FuncDialect>();
-  ckpt::registerLowerToNVVMDependencies(registry);
-  MLIRContext context(registry);
-
   std::string message;
-  auto file = openInputFile(inputFile, &message);
-  if (!file)
-    return fail(message);
-  llvm::SourceMgr sources;
-  sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sources, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
-  if (!module)
-    return 1;
-  FailureOr<ckpt::runtime::StepSpec> spec = ckpt::describeStep(
-      *module, functionName, inputFile, *stepDevice, message);
-  if (failed(spec))
+  std::unique_ptr<ckpt::LoadedStep> loaded =
+      ckpt::loadStep(inputFile, functionName, *stepDevice, message);
+  if (!loaded)
     return message.empty() ? 1 : fail(message);
+  ModuleOp module = *loaded->module;
+  const ckpt::runtime::StepSpec *spec = &loaded->spec;
   std::string kernelChip = chip;
   if (*stepDevice == ckpt::StepDevice::Cuda && chip == "host") {
     if (!ckpt::runtime::openCudaDevice(0, message))
       return fail("--chip=host: " + message);
     kernelChip = ckpt::runtime::getCudaDeviceChip();
   }
-  if (failed(ckpt::lowerStep(*module, *stepDevice, kernelChip)))
+  if (failed(ckpt::lowerStep(module, *stepDevice, kernelChip)))
     return 1;
 
   auto host = ckpt::createHostTargetMachine();
@@ -216,7 +196,7 @@ int main(int argc, char **argv) {
                 llvm::toString(host.takeError()));
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> step =
-      translateModuleToLLVMIR(*module, llvmContext, spec->name);
+      translateModuleToLLVMIR(module, llvmContext, spec->name);
   if (!step)
     return fail("cannot translate '" + inputFile + "' to LLVM IR");
   step->setDataLayout((*host)->createDataLayout());
@@ -244,19 +224,18 @@ int main(int argc, char **argv) {
       llvm::ConstantDataArray::getString(
           llvmContext, ckpt::runtime::serializeStepSpec(*spec)),
       "ckpt_step_spec");
-  llvm::Constant *initialize = takeGlobalStructors(
-      *step, "llvm.global_ctors", "ckpt_initialize_step");
-  llvm::Constant *finalize = takeGlobalStructors(
-      *step, "llvm.global_dtors", "ckpt_finalize_step");
+  llvm::Constant *initialize =
+      takeGlobalStructors(*step, "llvm.global_ctors", "ckpt_initialize_step");
+  llvm::Constant *finalize =
+      takeGlobalStructors(*step, "llvm.global_dtors", "ckpt_finalize_step");
   auto *compiledType = llvm::StructType::get(
       llvmContext, {pointer, pointer, pointer, pointer, pointer});
   new llvm::GlobalVariable(
       *step, compiledType, /*isConstant=*/true,
       llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantStruct::get(compiledType, {entry, forward, initialize,
-                                               finalize, description}),
+      llvm::ConstantStruct::get(
+          compiledType, {entry, forward, initialize, finalize, description}),
       ckpt::runtime::kCompiledStepSymbol);
-
 
   if (optLevel > 0)
     if (llvm::Error error =
@@ -316,23 +295,21 @@ int main(int argc, char **argv) {
                  : std::make_error_code(std::errc::no_such_file_or_directory))
           : llvm::sys::findProgramByName(compiler);
   if (!program)
-    return fail("no C++ compiler to link with: '" + compiler +
-                "' (set CXX)");
+    return fail("no C++ compiler to link with: '" + compiler + "' (set CXX)");
   llvm::SmallVector<std::string> args = {compiler, "-o", linked.str().str(),
                                          object.str().str()};
   if (shared) {
     // The library exports the C interface alone (the C++ library's
     // templates would otherwise leave too).
-    if (std::error_code error = llvm::sys::fs::createTemporaryFile(
-            "ckpt-step", "map", exports))
+    if (std::error_code error =
+            llvm::sys::fs::createTemporaryFile("ckpt-step", "map", exports))
       return fail("cannot create a temporary file: " + error.message());
     if (int status =
             writeFile(exports, "{ global: ckpt_step_*; local: *; };\n"))
       return status;
     args.append({"-shared", "-Wl,--version-script=" + exports.str().str(),
                  "-Wl,--whole-archive", front, "-Wl,--no-whole-archive"});
-  }
-  else
+  } else
     args.push_back(front);
   args.push_back(runtime);
   for (llvm::StringRef flag :
@@ -341,8 +318,8 @@ int main(int argc, char **argv) {
       args.push_back(flag.str());
   llvm::SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::string error;
-  int status = llvm::sys::ExecuteAndWait(*program, argRefs, std::nullopt, {},
-                                         0, 0, &error);
+  int status = llvm::sys::ExecuteAndWait(*program, argRefs, std::nullopt, {}, 0,
+                                         0, &error);
   if (status != 0) {
     std::string command;
     for (const std::string &arg : args)

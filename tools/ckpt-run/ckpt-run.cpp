@@ -9,22 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ckpt/Conversion/Pipelines/Pipelines.h"
-#include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
 #include "ckpt/Execution/Step.h"
 #include "ckpt/Runtime/CudaRuntime.h"
 #include "ckpt/Runtime/StepDriver.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -78,13 +70,11 @@ static cl::opt<std::string> device(
     cl::init("cpu"), cl::cat(runCategory));
 static cl::opt<std::string> inputDir("inputs", cl::desc(help::inputs),
                                      cl::init(""), cl::cat(runCategory));
-static cl::opt<std::string> referenceDir("reference",
-                                         cl::desc(help::reference),
+static cl::opt<std::string> referenceDir("reference", cl::desc(help::reference),
                                          cl::init(""), cl::cat(runCategory));
 static cl::opt<double> referenceTolerance("reference-tolerance",
                                           cl::desc(help::referenceTolerance),
-                                          cl::init(1e-4),
-                                          cl::cat(runCategory));
+                                          cl::init(1e-4), cl::cat(runCategory));
 static cl::opt<std::string> outDir("out", cl::desc(help::out), cl::init(""),
                                    cl::cat(runCategory));
 
@@ -102,8 +92,8 @@ int main(int argc, char **argv) {
       "its peak memory\n");
   std::optional<ckpt::StepDevice> stepDevice = ckpt::parseStepDevice(device);
   if (!stepDevice)
-    return fail("--device must be cpu, cuda or cpu-gpu-loops, got '" +
-                device + "'");
+    return fail("--device must be cpu, cuda or cpu-gpu-loops, got '" + device +
+                "'");
   bool onGpu = *stepDevice == ckpt::StepDevice::Cuda;
   if (optLevel > 3)
     return fail("--opt-level must be 0, 1, 2 or 3, got " + Twine(optLevel));
@@ -117,27 +107,13 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
-  DialectRegistry registry;
-  registry.insert<ckpt::CkptDialect, arith::ArithDialect, func::FuncDialect>();
-  ckpt::registerLowerToNVVMDependencies(registry);
-  MLIRContext context(registry);
-
   std::string message;
-  auto file = openInputFile(inputFile, &message);
-  if (!file)
-    return fail(message);
-  llvm::SourceMgr sources;
-  sources.AddNewSourceBuffer(std::move(file), SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sources, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
-  if (!module)
-    return 1;
-
-  // The function to run, its signature and the prediction, before lowering.
-  FailureOr<ckpt::runtime::StepSpec> spec = ckpt::describeStep(
-      *module, functionName, inputFile, *stepDevice, message);
-  if (failed(spec))
+  std::unique_ptr<ckpt::LoadedStep> loaded =
+      ckpt::loadStep(inputFile, functionName, *stepDevice, message);
+  if (!loaded)
     return message.empty() ? 1 : fail(message);
+  ModuleOp module = *loaded->module;
+  const ckpt::runtime::StepSpec *spec = &loaded->spec;
   std::string chip;
   if (onGpu) {
     chip = ckpt::runtime::getCudaDeviceChip();
@@ -145,7 +121,7 @@ int main(int argc, char **argv) {
                  << chip << ")\n";
     llvm::outs().flush();
   }
-  if (failed(ckpt::lowerStep(*module, *stepDevice, chip)))
+  if (failed(ckpt::lowerStep(module, *stepDevice, chip)))
     return 1;
 
   auto host = ckpt::createHostTargetMachine();
@@ -159,7 +135,7 @@ int main(int argc, char **argv) {
   if (optLevel > 0)
     engineOptions.transformer = optimize;
   engineOptions.jitCodeGenOptLevel = (*host)->getOptLevel();
-  auto engine = ExecutionEngine::create(*module, engineOptions);
+  auto engine = ExecutionEngine::create(module, engineOptions);
   if (!engine)
     return fail("JIT compilation failed: " +
                 llvm::toString(engine.takeError()));

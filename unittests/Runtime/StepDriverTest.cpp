@@ -43,7 +43,8 @@ StepSpec sampleSpec() {
 TEST(StepDriverTest, DescriptionRoundTrips) {
   StepSpec spec = sampleSpec();
   std::string error;
-  std::optional<StepSpec> parsed = parseStepSpec(serializeStepSpec(spec), error);
+  std::optional<StepSpec> parsed =
+      parseStepSpec(serializeStepSpec(spec), error);
   ASSERT_TRUE(parsed) << error;
   EXPECT_EQ(parsed->name, spec.name);
   EXPECT_EQ(parsed->forwardName, spec.forwardName);
@@ -60,8 +61,7 @@ TEST(StepDriverTest, DescriptionRoundTrips) {
     EXPECT_EQ(parsed->arguments[i].tensor.shape,
               spec.arguments[i].tensor.shape);
     EXPECT_EQ(parsed->arguments[i].parameter, spec.arguments[i].parameter);
-    EXPECT_EQ(parsed->arguments[i].randomState,
-              spec.arguments[i].randomState);
+    EXPECT_EQ(parsed->arguments[i].randomState, spec.arguments[i].randomState);
     EXPECT_EQ(parsed->arguments[i].indexBound, spec.arguments[i].indexBound);
   }
   ASSERT_EQ(parsed->results.size(), spec.results.size());
@@ -79,8 +79,8 @@ TEST(StepDriverTest, RejectsMalformedDescriptions) {
   for (std::string bad :
        {std::string(""), std::string("ckpt-step 2\n"),
         text + "argument 0 0 0 f16 1 4\n", text + "argument 0 0 0 f32 1 -4\n",
-        text + "result 0 f32 2 4294967296 4294967296\n",
-        text + "surprise\n", text.substr(text.find('\n') + 1)}) {
+        text + "result 0 f32 2 4294967296 4294967296\n", text + "surprise\n",
+        text.substr(text.find('\n') + 1)}) {
     error.clear();
     EXPECT_FALSE(parseStepSpec(bad, error)) << bad;
     EXPECT_FALSE(error.empty());

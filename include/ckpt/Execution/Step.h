@@ -15,8 +15,12 @@
 #include "ckpt/Runtime/StepDriver.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <functional>
@@ -36,11 +40,28 @@ std::optional<StepDevice> parseStepDevice(llvm::StringRef name);
 /// `functionName` is empty, else that function. On failure says why in
 /// `error`, or leaves it empty where a diagnostic was emitted (the memory
 /// simulator's).
-mlir::FailureOr<runtime::StepSpec> describeStep(mlir::ModuleOp module,
-                                                llvm::StringRef functionName,
-                                                llvm::StringRef fileName,
-                                                StepDevice device,
-                                                std::string &error);
+mlir::FailureOr<runtime::StepSpec>
+describeStep(mlir::ModuleOp module, llvm::StringRef functionName,
+             llvm::StringRef fileName, StepDevice device, std::string &error);
+
+/// A step file parsed and described, in a context that can lower it, with
+/// its diagnostics printed against the file.
+struct LoadedStep {
+  mlir::MLIRContext context;
+  llvm::SourceMgr sources;
+  mlir::SourceMgrDiagnosticHandler diagnostics{sources, &context};
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  runtime::StepSpec spec;
+
+  LoadedStep();
+};
+
+/// Parses `fileName` ("-": standard input) and describes its step
+/// (describeStep). Null on failure, with the reason in `error` or, where
+/// a diagnostic was printed, `error` empty.
+std::unique_ptr<LoadedStep> loadStep(llvm::StringRef fileName,
+                                     llvm::StringRef functionName,
+                                     StepDevice device, std::string &error);
 
 /// Lowers `module` with the CPU pipeline (ckpt-lower-to-llvm) or the GPU's
 /// (ckpt-lower-to-nvvm, kernels for `chip`), then renames what the step
