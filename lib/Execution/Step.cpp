@@ -66,6 +66,40 @@ std::optional<ckpt::StepDevice> ckpt::parseStepDevice(StringRef name) {
       .Default(std::nullopt);
 }
 
+ckpt::StepOptions::StepOptions(llvm::cl::OptionCategory &category)
+    : inputFile(llvm::cl::Positional, llvm::cl::desc("<training step .mlir>"),
+                llvm::cl::Required, llvm::cl::cat(category)),
+      functionName(
+          "function",
+          llvm::cl::desc("Function to run (default: the training step)"),
+          llvm::cl::init(""), llvm::cl::cat(category)),
+      device("device",
+             llvm::cl::desc(
+                 "Where the step runs: cpu (the default), cuda: the first "
+                 "GPU, through the CUDA driver, with kernels compiled by "
+                 "ckpt-lower-to-nvvm (the peak is of device memory), or "
+                 "cpu-gpu-loops: the CPU running the loops the GPU pipeline "
+                 "builds (checks its mapping without a GPU)"),
+             llvm::cl::init("cpu"), llvm::cl::cat(category)),
+      optLevel("opt-level",
+               llvm::cl::desc(
+                   "LLVM optimisation of the step before code generation, 0 "
+                   "to 3 (default 0: code generation alone optimises; "
+                   "higher levels run faster steps and compile for much "
+                   "longer; ckpt-run and ckpt-compile at the same level "
+                   "give the same bits)"),
+               llvm::cl::init(0), llvm::cl::cat(category)) {}
+
+std::optional<ckpt::StepDevice>
+ckpt::StepOptions::check(std::string &error) const {
+  std::optional<StepDevice> parsed = parseStepDevice(device);
+  if (!parsed)
+    error = "--device must be cpu, cuda or cpu-gpu-loops, got '" + device + "'";
+  else if (optLevel > 3)
+    error = "--opt-level must be 0, 1, 2 or 3, got " + std::to_string(optLevel);
+  return error.empty() ? parsed : std::nullopt;
+}
+
 FailureOr<ckpt::runtime::StepSpec>
 ckpt::describeStep(ModuleOp module, StringRef functionName, StringRef fileName,
                    StepDevice device, std::string &error) {

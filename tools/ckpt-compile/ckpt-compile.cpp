@@ -37,25 +37,13 @@ namespace cl = llvm::cl;
 
 // Only these options appear in --help (LLVM registers hundreds of its own).
 static cl::OptionCategory compileCategory("ckpt-compile options");
+static ckpt::StepOptions stepOptions(compileCategory);
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<training step .mlir>"),
-                                      cl::Required, cl::cat(compileCategory));
 static cl::opt<std::string> outputFile("o",
                                        cl::desc("The executable (or, with "
                                                 "--shared, library) to write"),
                                        cl::value_desc("path"), cl::Required,
                                        cl::cat(compileCategory));
-static cl::opt<std::string>
-    functionName("function",
-                 cl::desc("Function to compile (default: the training step)"),
-                 cl::init(""), cl::cat(compileCategory));
-static cl::opt<std::string> device(
-    "device",
-    cl::desc("Where the step will run: cpu (the default), cuda: the first "
-             "GPU, kernels compiled for --chip (ckpt-lower-to-nvvm), or "
-             "cpu-gpu-loops: the CPU running the GPU pipeline's loops"),
-    cl::init("cpu"), cl::cat(compileCategory));
 static cl::opt<std::string>
     chip("chip",
          cl::desc("GPU architecture of the kernels with --device=cuda "
@@ -67,12 +55,6 @@ static cl::opt<bool> shared(
     cl::desc("Write a shared library with the C interface of ckpt_step.h "
              "(written beside it) instead of an executable"),
     cl::init(false), cl::cat(compileCategory));
-static cl::opt<unsigned> optLevel(
-    "opt-level",
-    cl::desc("LLVM optimisation of the step before code generation, 0 to 3 "
-             "(default 0, as ckpt-run's; the same level as ckpt-run's gives "
-             "its bits)"),
-    cl::init(0), cl::cat(compileCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "ckpt-compile: error: " << message << "\n";
@@ -164,19 +146,15 @@ int main(int argc, char **argv) {
       "ckpt-compile: compiles a ckpt training step into an executable that "
       "runs it as ckpt-run does, or a shared library (--shared), needing no "
       "MLIR or LLVM at run time\n");
-  std::optional<ckpt::StepDevice> stepDevice = ckpt::parseStepDevice(device);
+  std::string message;
+  std::optional<ckpt::StepDevice> stepDevice = stepOptions.check(message);
   if (!stepDevice)
-    return fail("--device must be cpu, cuda or cpu-gpu-loops, got '" + device +
-                "'");
-  if (optLevel > 3)
-    return fail("--opt-level must be 0, 1, 2 or 3, got " +
-                llvm::Twine(optLevel));
+    return fail(message);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
-  std::string message;
-  std::unique_ptr<ckpt::LoadedStep> loaded =
-      ckpt::loadStep(inputFile, functionName, *stepDevice, message);
+  std::unique_ptr<ckpt::LoadedStep> loaded = ckpt::loadStep(
+      stepOptions.inputFile, stepOptions.functionName, *stepDevice, message);
   if (!loaded)
     return message.empty() ? 1 : fail(message);
   ModuleOp module = *loaded->module;
@@ -198,7 +176,7 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::Module> step =
       translateModuleToLLVMIR(module, llvmContext, spec->name);
   if (!step)
-    return fail("cannot translate '" + inputFile + "' to LLVM IR");
+    return fail("cannot translate '" + stepOptions.inputFile + "' to LLVM IR");
   step->setDataLayout((*host)->createDataLayout());
   step->setTargetTriple((*host)->getTargetTriple());
 
@@ -237,9 +215,9 @@ int main(int argc, char **argv) {
           compiledType, {entry, forward, initialize, finalize, description}),
       ckpt::runtime::kCompiledStepSymbol);
 
-  if (optLevel > 0)
-    if (llvm::Error error =
-            ckpt::makeStepOptimizer(optLevel, host->get())(step.get()))
+  if (stepOptions.optLevel > 0)
+    if (llvm::Error error = ckpt::makeStepOptimizer(stepOptions.optLevel,
+                                                    host->get())(step.get()))
       return fail("optimising the step failed: " +
                   llvm::toString(std::move(error)));
 

@@ -27,14 +27,8 @@ namespace cl = llvm::cl;
 
 // Only these options appear in --help (LLVM registers hundreds of its own).
 static cl::OptionCategory runCategory("ckpt-run options");
+static ckpt::StepOptions stepOptions(runCategory);
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<training step .mlir>"),
-                                      cl::Required, cl::cat(runCategory));
-static cl::opt<std::string>
-    functionName("function",
-                 cl::desc("Function to run (default: the training step)"),
-                 cl::init(""), cl::cat(runCategory));
 static cl::opt<uint64_t> seed("seed", cl::desc(help::seed), cl::init(0),
                               cl::cat(runCategory));
 static cl::opt<uint64_t> rngBase("rng-base", cl::desc(help::rngBase),
@@ -43,12 +37,6 @@ static cl::opt<unsigned> repeat("repeat", cl::desc(help::repeat), cl::init(1),
                                 cl::cat(runCategory));
 static cl::opt<unsigned> warmup("warmup", cl::desc(help::warmup), cl::init(1),
                                 cl::cat(runCategory));
-static cl::opt<unsigned> optLevel(
-    "opt-level",
-    cl::desc("LLVM optimisation of the step before code generation, 0 to 3 "
-             "(default 0: code generation alone optimises; higher levels "
-             "run faster steps and compile for much longer)"),
-    cl::init(0), cl::cat(runCategory));
 static cl::opt<unsigned> cpuThreads("cpu-threads", cl::desc(help::cpuThreads),
                                     cl::init(0), cl::cat(runCategory));
 static cl::opt<unsigned> checkGradients("check-gradients",
@@ -60,14 +48,6 @@ static cl::opt<double> checkPeak("check-peak", cl::desc(help::checkPeak),
                                  cl::init(0), cl::cat(runCategory));
 static cl::list<std::string> inputFiles("input", cl::desc(help::input),
                                         cl::cat(runCategory));
-static cl::opt<std::string> device(
-    "device",
-    cl::desc("Where the step runs: cpu (the default), cuda: the first GPU, "
-             "through the CUDA driver, with kernels compiled for its "
-             "architecture (ckpt-lower-to-nvvm; the peak is of device "
-             "memory), or cpu-gpu-loops: the CPU running the loops the GPU "
-             "pipeline builds (checks its mapping without a GPU)"),
-    cl::init("cpu"), cl::cat(runCategory));
 static cl::opt<std::string> inputDir("inputs", cl::desc(help::inputs),
                                      cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> referenceDir("reference", cl::desc(help::reference),
@@ -90,26 +70,20 @@ int main(int argc, char **argv) {
       argc, argv,
       "ckpt-run: runs a ckpt training step on the CPU or a GPU and measures "
       "its peak memory\n");
-  std::optional<ckpt::StepDevice> stepDevice = ckpt::parseStepDevice(device);
+  std::string message;
+  std::optional<ckpt::StepDevice> stepDevice = stepOptions.check(message);
   if (!stepDevice)
-    return fail("--device must be cpu, cuda or cpu-gpu-loops, got '" + device +
-                "'");
+    return fail(message);
   bool onGpu = *stepDevice == ckpt::StepDevice::Cuda;
-  if (optLevel > 3)
-    return fail("--opt-level must be 0, 1, 2 or 3, got " + Twine(optLevel));
   if (onGpu && checkGradients > 0)
     return fail("--check-gradients runs on the CPU only; drop --device=cuda");
-  if (onGpu) {
-    std::string error;
-    if (!ckpt::runtime::openCudaDevice(0, error))
-      return fail("--device=cuda: " + error);
-  }
+  if (onGpu && !ckpt::runtime::openCudaDevice(0, message))
+    return fail("--device=cuda: " + message);
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
 
-  std::string message;
-  std::unique_ptr<ckpt::LoadedStep> loaded =
-      ckpt::loadStep(inputFile, functionName, *stepDevice, message);
+  std::unique_ptr<ckpt::LoadedStep> loaded = ckpt::loadStep(
+      stepOptions.inputFile, stepOptions.functionName, *stepDevice, message);
   if (!loaded)
     return message.empty() ? 1 : fail(message);
   ModuleOp module = *loaded->module;
@@ -130,9 +104,9 @@ int main(int argc, char **argv) {
                 llvm::toString(host.takeError()));
   // The options hold a reference to the transformer: it must outlive them.
   std::function<llvm::Error(llvm::Module *)> optimize =
-      ckpt::makeStepOptimizer(optLevel, host->get());
+      ckpt::makeStepOptimizer(stepOptions.optLevel, host->get());
   ExecutionEngineOptions engineOptions;
-  if (optLevel > 0)
+  if (stepOptions.optLevel > 0)
     engineOptions.transformer = optimize;
   engineOptions.jitCodeGenOptLevel = (*host)->getOptLevel();
   auto engine = ExecutionEngine::create(module, engineOptions);

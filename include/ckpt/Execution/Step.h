@@ -19,6 +19,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Target/TargetMachine.h"
@@ -35,6 +36,22 @@ enum class StepDevice { Cpu, CpuGpuLoops, Cuda };
 
 /// "cpu", "cpu-gpu-loops" or "cuda"; nullopt for anything else.
 std::optional<StepDevice> parseStepDevice(llvm::StringRef name);
+
+/// The options ckpt-run and ckpt-compile share, in the tool's --help
+/// category: the step file, the function, the device and LLVM's
+/// optimisation level.
+struct StepOptions {
+  explicit StepOptions(llvm::cl::OptionCategory &category);
+
+  llvm::cl::opt<std::string> inputFile;
+  llvm::cl::opt<std::string> functionName;
+  llvm::cl::opt<std::string> device;
+  llvm::cl::opt<unsigned> optLevel;
+
+  /// The device; nullopt, with the reason in `error`, for a device or an
+  /// optimisation level that does not exist.
+  std::optional<StepDevice> check(std::string &error) const;
+};
 
 /// Describes the function to run: the module's training step when
 /// `functionName` is empty, else that function. On failure says why in
