@@ -17,7 +17,8 @@ ckpt-run --repeat 1 --warmup 0 on the imported module). On the CPU,
 the GPU PyTorch's torch.cuda.max_memory_allocated.
 
 usage: .venv/bin/python bench/vs-pytorch.py [--device cpu|cuda]
-           [--threads N] [--repeat N] [--plans none,manual] [MODEL...]
+           [--threads N] [--repeat N] [--opt-level N] [--plans none,manual]
+           [MODEL...]
 """
 
 import argparse
@@ -119,7 +120,8 @@ def ckpt_step(options, directory, plan):
     bin_dir = os.path.join(options.build, "bin")
     step = os.path.join(directory, plan + ".mlir")
     run = [os.path.join(bin_dir, "ckpt-run"), step, "--device",
-           options.device, "--inputs", os.path.join(directory, "args")]
+           options.device, "--inputs", os.path.join(directory, "args"),
+           "--opt-level", str(options.opt_level)]
     if options.device == "cpu":
         run += ["--cpu-threads", str(options.threads)]
     start = time.perf_counter()
@@ -152,6 +154,8 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count(),
                         help="CPU threads for both (default: every core)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--opt-level", type=int, default=0,
+                        help="ckpt-run's --opt-level (default 0)")
     parser.add_argument("--plans", default="none",
                         help="comma-separated: none, manual (default none)")
     options = parser.parse_args()
@@ -164,7 +168,8 @@ def main():
     torch.set_num_threads(options.threads)
     where = (torch.cuda.get_device_name() if options.device == "cuda"
              else f"CPU, {options.threads} threads")
-    print(f"{where}, torch {torch.__version__}")
+    print(f"{where}, torch {torch.__version__}, ckpt-run --opt-level "
+          f"{options.opt_level}")
     print("| model | plan | ckpt-run ms | PyTorch ms | ratio | first s "
           "| measured MiB | simulated MiB | PyTorch MiB |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")

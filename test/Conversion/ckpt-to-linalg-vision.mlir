@@ -11,10 +11,10 @@
 // CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func.func @conv
 //  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x9x9xf32> {{.*}}, %[[WT:.+]]: tensor<6x2x3x3xf32> {{.*}}, %[[B:.+]]: tensor<6xf32>
-//       CHECK:   %[[WV:.+]] = tensor.expand_shape %[[WT]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
 //   CHECK-NOT:   linalg.fill
 //       CHECK:   %[[BV:.+]] = tensor.expand_shape %[[B]] {{\[}}[0, 1, 2, 3]] output_shape [2, 3, 1, 1]
 //       CHECK:   %[[INIT:.+]] = linalg.generic {{.*}} ins(%[[BV]] : tensor<2x3x1x1xf32>)
+//       CHECK:   %[[WV:.+]] = tensor.expand_shape %[[WT]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
 //       CHECK:   %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
 //  CHECK-SAME:     ins(%[[WV]] : tensor<2x3x2x3x3xf32>) outs(%[[INIT]] : tensor<2x2x3x4x4xf32>)
 //       CHECK:     arith.minsi
@@ -27,6 +27,42 @@ func.func @conv(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf
   %y = ckpt.conv2d %x, %w bias %b stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
       : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x4x4xf32>
   return %y : tensor<2x6x4x4xf32>
+}
+
+// -----
+
+// A pointwise convolution (1x1 kernel, stride 1, no padding, one group) is
+// a product per image over views: [OC, C] x [N, C, H*W] into the broadcast
+// bias, no gather (ckpt-gemm-to-calls makes it a BLAS call); its input
+// gradient the transposed weight's. The weight gradient stays a gather.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+// CHECK-DAG: #[[LHST:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d1)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[PROD:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-LABEL: func.func @pointwise_conv
+//  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x3x5xf32> {{.*}}, %[[WT:.+]]: tensor<6x4x1x1xf32> {{.*}}, %[[B:.+]]: tensor<6xf32>
+//       CHECK:   %[[WM:.+]] = tensor.collapse_shape %[[WT]] {{\[}}[0], [1, 2, 3]] : tensor<6x4x1x1xf32> into tensor<6x4xf32>
+//  CHECK-NEXT:   %[[XM:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : tensor<2x4x3x5xf32> into tensor<2x4x15xf32>
+//       CHECK:   %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[PROD]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+//  CHECK-SAME:     ins(%[[WM]], %[[XM]] : tensor<6x4xf32>, tensor<2x4x15xf32>) outs(%{{.+}} : tensor<2x6x15xf32>)
+//   CHECK-NOT:     tensor.extract
+//       CHECK:   tensor.expand_shape %[[SUM]] {{\[}}[0], [1], [2, 3]] output_shape [2, 6, 3, 5]
+// CHECK-LABEL: func.func @pointwise_conv_input_grad
+//       CHECK:   linalg.generic {indexing_maps = [#[[LHST]], #[[RHS]], #[[PROD]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+//  CHECK-SAME:     outs(%{{.+}} : tensor<2x4x15xf32>)
+// CHECK-LABEL: func.func @pointwise_conv_weight_grad
+//       CHECK:     tensor.extract
+func.func @pointwise_conv(%x: tensor<2x4x3x5xf32>, %w: tensor<6x4x1x1xf32>, %b: tensor<6xf32>) -> tensor<2x6x3x5xf32> {
+  %y = ckpt.conv2d %x, %w bias %b : (tensor<2x4x3x5xf32>, tensor<6x4x1x1xf32>, tensor<6xf32>) -> tensor<2x6x3x5xf32>
+  return %y : tensor<2x6x3x5xf32>
+}
+func.func @pointwise_conv_input_grad(%dy: tensor<2x6x3x5xf32>, %w: tensor<6x4x1x1xf32>) -> tensor<2x4x3x5xf32> {
+  %dx = ckpt.conv2d_input_grad %dy, %w : (tensor<2x6x3x5xf32>, tensor<6x4x1x1xf32>) -> tensor<2x4x3x5xf32>
+  return %dx : tensor<2x4x3x5xf32>
+}
+func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3x5xf32>) -> tensor<6x4x1x1xf32> {
+  %dw = ckpt.conv2d_weight_grad %dy, %x : (tensor<2x6x3x5xf32>, tensor<2x4x3x5xf32>) -> tensor<6x4x1x1xf32>
+  return %dw : tensor<6x4x1x1xf32>
 }
 
 // -----

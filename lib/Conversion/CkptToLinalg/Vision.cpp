@@ -192,6 +192,41 @@ struct ConvGeometry {
   int64_t channelsPerGroup, outChannelsPerGroup;
 };
 
+/// Whether a convolution with `weight` is a product over the channels
+/// alone: a 1x1 kernel at stride 1 without padding, in one group. It is
+/// then lowered as a matrix product per image, [OC, C] x [C, H*W] (which
+/// becomes a BLAS call), with no gather and no scratch.
+bool isPointwise(const ConvGeometry &conv, RankedTensorType weight) {
+  return conv.groups == 1 && weight.getDimSize(2) == 1 &&
+         weight.getDimSize(3) == 1 && conv.stride[0] == 1 &&
+         conv.stride[1] == 1 && conv.padding[0] == 0 && conv.padding[1] == 0;
+}
+
+/// An image batch [N, C, H, W] as [N, C, H*W]: a view.
+Value mergePositions(OpBuilder &b, Location loc, Value value) {
+  return tensor::CollapseShapeOp::create(b, loc, value, mergePair(4, 2));
+}
+
+/// A 1x1 kernel [OC, C, 1, 1] as the matrix [OC, C]: a view.
+Value kernelMatrix(OpBuilder &b, Location loc, Value weight) {
+  return tensor::CollapseShapeOp::create(
+      b, loc, weight, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+}
+
+/// The product `lhs` x `rhs` of a pointwise convolution or its input
+/// gradient, per image, accumulated into `init`: loops n, row, sum,
+/// position; `lhs` is [row, sum] or, `transposed`, [sum, row], `rhs`
+/// [N, sum, P], `init` and the result [N, row, P].
+Value pointwiseProduct(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                       Value init, bool transposed) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps = {
+      loopsMap(context, 4, transposed ? ArrayRef<unsigned>{2, 1}
+                                      : ArrayRef<unsigned>{1, 2}),
+      loopsMap(context, 4, {0, 2, 3}), loopsMap(context, 4, {0, 1, 3})};
+  return buildContraction(b, loc, lhs, rhs, init, maps, {2});
+}
+
 FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
                                           PatternRewriter &rewriter) {
   // Loops n, g, o, oh, ow | cg, kh, kw over a [N, G, OC/G, OH, OW] result:
@@ -202,7 +237,6 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
   ConvGeometry conv(op, op.getInput().getType(), op.getWeight().getType(),
                     result);
   RankedTensorType grouped = splitDim(result, 1, conv.groups);
-  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
   // The sums start at the bias, [OC] viewed as [G, OC/G, 1, 1] and
   // broadcast over batch and positions, or at zero.
   Value init;
@@ -219,6 +253,17 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
     init = filledTensor(rewriter, loc, grouped, 0.0);
   }
   Value input = op.getInput();
+  if (isPointwise(conv, op.getWeight().getType())) {
+    Value kernel = kernelMatrix(rewriter, loc, op.getWeight());
+    Value images = mergePositions(rewriter, loc, input);
+    Value sums =
+        mergePositions(rewriter, loc, mergeGroups(rewriter, loc, init, 1));
+    Value sum = pointwiseProduct(rewriter, loc, kernel, images, sums,
+                                 /*transposed=*/false);
+    return SmallVector<Value>{tensor::ExpandShapeOp::create(
+        rewriter, loc, result, sum, mergePair(4, 2))};
+  }
+  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
   SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 2, 5, 6, 7}),
                                  loopsMap(context, 8, {0, 1, 2, 3, 4})};
   Value sum =
@@ -252,6 +297,16 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
   RankedTensorType result = op.getType();
   ConvGeometry conv(op, result, op.getWeight().getType(),
                     op.getGrad().getType());
+  if (isPointwise(conv, op.getWeight().getType())) {
+    Value kernel = kernelMatrix(rewriter, loc, op.getWeight());
+    Value grads = mergePositions(rewriter, loc, op.getGrad());
+    Value zeros = mergePositions(rewriter, loc,
+                                 filledTensor(rewriter, loc, result, 0.0));
+    Value sum = pointwiseProduct(rewriter, loc, kernel, grads, zeros,
+                                 /*transposed=*/true);
+    return SmallVector<Value>{tensor::ExpandShapeOp::create(
+        rewriter, loc, result, sum, mergePair(4, 2))};
+  }
   RankedTensorType grouped = splitDim(result, 1, conv.groups);
   Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
   Value grad = op.getGrad();
