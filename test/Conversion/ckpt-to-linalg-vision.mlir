@@ -34,11 +34,15 @@ func.func @conv(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf
 // A pointwise convolution (1x1 kernel, stride 1, no padding, one group) is
 // a product per image over views: [OC, C] x [N, C, H*W] into the broadcast
 // bias, no gather (ckpt-gemm-to-calls makes it a BLAS call); its input
-// gradient the transposed weight's. The weight gradient stays a gather.
+// gradient the transposed weight's; its weight gradient one product per
+// image, on slices of both operands, each accumulating into the last.
 // CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
 // CHECK-DAG: #[[LHST:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d1)>
 // CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 // CHECK-DAG: #[[PROD:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[GRAD:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[IMAGE:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[DW:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @pointwise_conv
 //  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x3x5xf32> {{.*}}, %[[WT:.+]]: tensor<6x4x1x1xf32> {{.*}}, %[[B:.+]]: tensor<6xf32>
 //       CHECK:   %[[WM:.+]] = tensor.collapse_shape %[[WT]] {{\[}}[0], [1, 2, 3]] : tensor<6x4x1x1xf32> into tensor<6x4xf32>
@@ -51,7 +55,16 @@ func.func @conv(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf
 //       CHECK:   linalg.generic {indexing_maps = [#[[LHST]], #[[RHS]], #[[PROD]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
 //  CHECK-SAME:     outs(%{{.+}} : tensor<2x4x15xf32>)
 // CHECK-LABEL: func.func @pointwise_conv_weight_grad
-//       CHECK:     tensor.extract
+//       CHECK:   %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<6x4xf32>
+//       CHECK:   %[[G0:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0] [1, 6, 15] [1, 1, 1] : tensor<2x6x15xf32> to tensor<6x15xf32>
+//       CHECK:   %[[X0:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0] [1, 4, 15] [1, 1, 1] : tensor<2x4x15xf32> to tensor<4x15xf32>
+//       CHECK:   %[[S0:.+]] = linalg.generic {indexing_maps = [#[[GRAD]], #[[IMAGE]], #[[DW]]], iterator_types = ["parallel", "parallel", "reduction"]}
+//  CHECK-SAME:     ins(%[[G0]], %[[X0]] : tensor<6x15xf32>, tensor<4x15xf32>) outs(%[[ZERO]] : tensor<6x4xf32>)
+//       CHECK:   tensor.extract_slice %{{.+}}[1, 0, 0] [1, 6, 15]
+//       CHECK:   tensor.extract_slice %{{.+}}[1, 0, 0] [1, 4, 15]
+//       CHECK:   %[[S1:.+]] = linalg.generic {{.*}} outs(%[[S0]] : tensor<6x4xf32>)
+//       CHECK:   tensor.expand_shape %[[S1]] {{\[}}[0], [1, 2, 3]] output_shape [6, 4, 1, 1]
+//   CHECK-NOT:   tensor.extract %
 func.func @pointwise_conv(%x: tensor<2x4x3x5xf32>, %w: tensor<6x4x1x1xf32>, %b: tensor<6xf32>) -> tensor<2x6x3x5xf32> {
   %y = ckpt.conv2d %x, %w bias %b : (tensor<2x4x3x5xf32>, tensor<6x4x1x1xf32>, tensor<6xf32>) -> tensor<2x6x3x5xf32>
   return %y : tensor<2x6x3x5xf32>

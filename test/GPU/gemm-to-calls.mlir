@@ -1,5 +1,6 @@
 // ckpt-gemm-to-calls replaces the matrix products ckpt.linear, ckpt.matmul
-// and attention lower to (C += A * B on contiguous buffers) by calls of
+// and attention lower to (C += A * B on buffers, or views, dense in
+// row-major order) by calls of
 // ckptGemmF32 with their GEMM shape: batch, M, N, K, the batch strides of A
 // and B (0 broadcasts), and whether A and B are transposed. Loops that
 // are adjacent in every operand merge into one M, N or K. Other generics
@@ -128,6 +129,41 @@ func.func @transposed_out(%a: memref<6x7xf32>, %b: memref<7x5xf32>, %c: memref<5
   ^bb0(%x: f32, %y: f32, %z: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Views qualify when their elements are dense in row-major order (one
+// image of a batch, at an offset the call reads from the descriptor); a
+// view with a gap between rows stays loops.
+#img_g = affine_map<(d0, d1, d2) -> (d0, d2)>
+#img_x = affine_map<(d0, d1, d2) -> (d1, d2)>
+#img_w = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @image_views
+// CHECK: call @ckptGemmF32(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c6_i64, %c4_i64, %c15_i64, %c0_i64{{.*}}, %c0_i64{{.*}}, %c0_i64{{.*}}, %c1_i64{{.*}})
+// CHECK: linalg.generic
+func.func @image_views(%g: memref<2x6x15xf32>, %x: memref<2x4x15xf32>, %w: memref<6x4xf32>, %y: memref<4x4xf32>) {
+  %g1 = memref.subview %g[1, 0, 0] [1, 6, 15] [1, 1, 1] : memref<2x6x15xf32> to memref<6x15xf32, strided<[15, 1], offset: 90>>
+  %x1 = memref.subview %x[1, 0, 0] [1, 4, 15] [1, 1, 1] : memref<2x4x15xf32> to memref<4x15xf32, strided<[15, 1], offset: 60>>
+  linalg.generic {indexing_maps = [#img_g, #img_x, #img_w],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g1, %x1 : memref<6x15xf32, strided<[15, 1], offset: 90>>, memref<4x15xf32, strided<[15, 1], offset: 60>>)
+      outs(%w : memref<6x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  %gc = memref.subview %g[0, 0, 0] [2, 6, 4] [1, 1, 1] : memref<2x6x15xf32> to memref<2x6x4xf32, strided<[90, 15, 1]>>
+  %g0 = memref.subview %gc[0, 0, 0] [1, 6, 4] [1, 1, 1] : memref<2x6x4xf32, strided<[90, 15, 1]>> to memref<6x4xf32, strided<[15, 1]>>
+  linalg.generic {indexing_maps = [#img_g, #img_x, #img_w],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g0, %y : memref<6x4xf32, strided<[15, 1]>>, memref<4x4xf32>)
+      outs(%w : memref<6x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
     linalg.yield %s : f32
   }
   return

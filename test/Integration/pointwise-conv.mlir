@@ -1,7 +1,7 @@
 // Pointwise convolutions (1x1, stride 1, no padding) run as BLAS products,
-// forward and input gradient, with gradients that match finite differences
+// forward and both gradients, with gradients that match finite differences
 // and the measured peak equal to the simulated one (the products need no
-// scratch).
+// scratch: the weight gradient's read views of each image).
 // RUN: ckpt-opt %s --ckpt-autodiff -o %t.mlir
 // RUN: ckpt-run %t.mlir --check-gradients=3 --check-peak=1e-12 | FileCheck %s
 // RUN: ckpt-opt %t.mlir --ckpt-lower-to-llvm | FileCheck %s --check-prefix=CALLS
@@ -9,9 +9,10 @@
 // CHECK: peak bytes: measured [[PEAK:[0-9]+]] (inputs {{[0-9]+}} + heap {{[0-9]+}}), simulated [[PEAK]] (+0.00%)
 // CHECK: gradient check: passed
 
-// The two convolutions of the forward function and of the step, and the
-// input gradient of the second (the first's input needs none).
-// CALLS-COUNT-5: llvm.call @ckptGemmF64
+// The two convolutions of the forward function and of the step, the input
+// gradient of the second (the first's input needs none), and both weight
+// gradients, one product per image (2 images).
+// CALLS-COUNT-9: llvm.call @ckptGemmF64
 // CALLS-NOT: llvm.call @ckptGemmF64
 
 func.func @f(%x: tensor<2x8x5x6xf64>, %w: tensor<4x8x1x1xf64> {ckpt.param},

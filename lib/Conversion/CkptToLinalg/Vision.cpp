@@ -227,6 +227,49 @@ Value pointwiseProduct(OpBuilder &b, Location loc, Value lhs, Value rhs,
   return buildContraction(b, loc, lhs, rhs, init, maps, {2});
 }
 
+/// Batches of at most this many images have the weight gradient of a
+/// pointwise convolution as one product per image; larger ones, a gather.
+constexpr int64_t kMostUnrolledImages = 64;
+
+/// The weight gradient [OC, C, 1, 1] of a pointwise convolution: the sum
+/// over images n of grad[n] [OC, H*W] x input[n]^T [H*W, C], each product
+/// accumulating into the last in image order (each becomes a BLAS call on
+/// views of the two operands; no scratch).
+Value pointwiseWeightGrad(OpBuilder &b, Location loc, Value grad, Value input,
+                          RankedTensorType result) {
+  MLIRContext *context = b.getContext();
+  Value grads = mergePositions(b, loc, grad);
+  Value images = mergePositions(b, loc, input);
+  auto gradsType = cast<RankedTensorType>(grads.getType());
+  auto imagesType = cast<RankedTensorType>(images.getType());
+  auto image = [&](Value batch, RankedTensorType type, int64_t n) {
+    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(n), b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
+                                       b.getIndexAttr(type.getDimSize(1)),
+                                       b.getIndexAttr(type.getDimSize(2))};
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get(type.getShape().drop_front(),
+                                      type.getElementType()),
+        batch, offsets, sizes, strides);
+  };
+  auto matrixType = RankedTensorType::get(
+      {result.getDimSize(0), result.getDimSize(1)}, result.getElementType());
+  Value sum = filledTensor(b, loc, matrixType, 0.0);
+  // Loops o, c | p.
+  SmallVector<AffineMap> maps = {loopsMap(context, 3, {0, 2}),
+                                 loopsMap(context, 3, {1, 2}),
+                                 loopsMap(context, 3, {0, 1})};
+  for (int64_t n = 0; n < gradsType.getDimSize(0); ++n) {
+    Value gradImage = image(grads, gradsType, n);
+    Value inputImage = image(images, imagesType, n);
+    sum = buildContraction(b, loc, gradImage, inputImage, sum, maps, {2});
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, result, sum, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+}
+
 FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
                                           PatternRewriter &rewriter) {
   // Loops n, g, o, oh, ow | cg, kh, kw over a [N, G, OC/G, OH, OW] result:
@@ -348,6 +391,10 @@ FailureOr<SmallVector<Value>> lowerConv2dWeightGrad(Conv2dWeightGradOp op,
   RankedTensorType result = op.getType();
   ConvGeometry conv(op, op.getInput().getType(), result,
                     op.getGrad().getType());
+  if (isPointwise(conv, result) &&
+      op.getGrad().getType().getDimSize(0) <= kMostUnrolledImages)
+    return SmallVector<Value>{
+        pointwiseWeightGrad(rewriter, loc, op.getGrad(), op.getInput(), result)};
   RankedTensorType grouped = splitDim(result, 0, conv.groups);
   Value grad = splitGroups(rewriter, loc, op.getGrad(), 1, conv.groups);
   Value input = op.getInput();

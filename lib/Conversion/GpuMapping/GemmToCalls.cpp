@@ -1,7 +1,8 @@
 //===- GemmToCalls.cpp - matrix products -> runtime GEMM calls ------------===//
 //
 // Replaces each bufferized matrix product (the linalg.generic contractions
-// of ckpt.linear, ckpt.matmul and attention, on contiguous buffers) by a call of
+// of ckpt.linear, ckpt.matmul, attention and pointwise convolutions, on
+// buffers or views dense in row-major order) by a call of
 // `ckptGemm`, which a runner binds to cuBLAS on the GPU or to OpenBLAS on
 // the CPU; the rest stays loops.
 //
@@ -10,6 +11,7 @@
 #include "ckpt/Conversion/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 
 namespace ckpt {
 #define GEN_PASS_DEF_CKPTGEMMTOCALLSPASS
@@ -162,7 +164,9 @@ std::optional<Gemm> matchGemm(linalg::GenericOp op) {
   for (auto [operand, map] :
        llvm::zip(op->getOperands(), op.getIndexingMapsArray())) {
     auto type = dyn_cast<MemRefType>(operand.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+    // Views into a larger buffer qualify when their elements are dense in
+    // row-major order: the runtime reads the descriptor's offset.
+    if (!type || !memref::isStaticShapeAndContiguousRowMajor(type) ||
         !(type.getElementType().isF32() || type.getElementType().isF64()) ||
         (element && element != type.getElementType()))
       return std::nullopt;
