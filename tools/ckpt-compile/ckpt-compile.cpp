@@ -194,14 +194,11 @@ int main(int argc, char **argv) {
   if (isa<llvm::ConstantPointerNull>(entry))
     return fail("'" + spec->name + "' is not in the lowered module");
   llvm::Constant *forward = wrap(spec->forwardName, "ckpt_packed_forward");
+  llvm::Constant *specData = llvm::ConstantDataArray::getString(
+      llvmContext, ckpt::runtime::serializeStepSpec(*spec));
   auto *description = new llvm::GlobalVariable(
-      *step,
-      llvm::ArrayType::get(llvm::Type::getInt8Ty(llvmContext),
-                           ckpt::runtime::serializeStepSpec(*spec).size() + 1),
-      /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
-      llvm::ConstantDataArray::getString(
-          llvmContext, ckpt::runtime::serializeStepSpec(*spec)),
-      "ckpt_step_spec");
+      *step, specData->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::PrivateLinkage, specData, "ckpt_step_spec");
   llvm::Constant *initialize =
       takeGlobalStructors(*step, "llvm.global_ctors", "ckpt_initialize_step");
   llvm::Constant *finalize =
