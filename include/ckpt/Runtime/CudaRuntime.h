@@ -44,10 +44,11 @@ void copyToHost(void *host, const void *device, size_t bytes);
 void startGpuTimer();
 double stopGpuTimer();
 
-/// The mgpu* functions (mgpuModuleLoad, mgpuLaunchKernel, ...) and ckptGemm
-/// on cuBLAS (Gemm.h; loaded on its first call) by name, for a JIT's symbol
-/// table. They end the process with a message on a CUDA
-/// error: the lowered code has no way to handle one.
+/// The mgpu* functions (mgpuModuleLoad, mgpuLaunchKernel, ...) and
+/// ckptCudaGemmF32/F64 on cuBLAS (loaded on its first call) by name, for a
+/// JIT's symbol table (StepDriver.h's getStepSymbols); a step compiled
+/// ahead of time links them by the same C names. They end the process with
+/// a message on a CUDA error: the lowered code has no way to handle one.
 std::vector<std::pair<const char *, void *>> getCudaRuntimeSymbols();
 
 } // namespace ckpt::runtime
