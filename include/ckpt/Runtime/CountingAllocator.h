@@ -3,8 +3,7 @@
 // The `malloc` and `free` that lowered code calls (renamed ckptAllocate and
 // ckptFree, StepDriver.h) are this allocator, under ckpt-run and in a
 // compiled step alike. It counts live bytes and their peak, so the peak
-// memory of a
-// training step is measured, not estimated. It also records every
+// memory of a training step is measured, not estimated. It also records every
 // allocation and free since the last reset, so the peak can be recomputed
 // without chosen blocks (the gradients a step returns).
 //
