@@ -707,11 +707,10 @@ int ckpt::runtime::runStep(const StepSpec &spec, PackedFunction step,
       std::string arg = std::to_string(paramArgs[index - forwardResults]);
       label = "grad of argument " + arg;
       file = "grad" + arg + ".npy";
-    } else if (spec.trainingStep) {
-      label = "forward result " + std::to_string(index);
-      file = "result" + std::to_string(index) + ".npy";
     } else {
-      label = "result " + std::to_string(index);
+      label = (spec.trainingStep ? "forward result " : "result ") +
+              std::to_string(index);
+      file = "result" + std::to_string(index) + ".npy";
     }
     if (spec.trainingStep && index == 0 && buffer.tensor->shape.empty())
       std::printf("loss: %.9g\n", sum);

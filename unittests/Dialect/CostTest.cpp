@@ -72,6 +72,69 @@ TEST_F(CostTest, ConvolutionCountsMultiplyAddsPerGroup) {
             2 * multiplyAdds);
 }
 
+TEST_F(CostTest, ConvolutionColumnsAreScratch) {
+  // [N, 4, 9, 9] * [6, 2, 3, 3] in 2 groups, stride 2, padding 1: one
+  // image's columns hold every kernel offset of every input channel
+  // (4 * 3 * 3 rows) for each of the 5 * 5 output positions. Batches above
+  // 64 images are gathered, with no scratch; so are all 1x1 kernels at
+  // stride 1 without padding in one group (products on the images
+  // themselves), except a large batch's weight gradient.
+  Location loc = builder.getUnknownLoc();
+  auto ones = builder.getDenseI64ArrayAttr({1, 1});
+  auto stride = builder.getDenseI64ArrayAttr({2, 2});
+  auto zeros = builder.getDenseI64ArrayAttr({0, 0});
+  auto scratch = [](Operation *op) {
+    return cast<ckpt::CostOpInterface>(op).getScratchBytes();
+  };
+  struct Case {
+    int64_t images, channels, kernel, groups;
+    DenseI64ArrayAttr stride, padding;
+    ckpt::ConvAlgorithm forward, weightGradient;
+    uint64_t columnBytes;
+  };
+  auto columns = ckpt::ConvAlgorithm::Columns;
+  auto pointwise = ckpt::ConvAlgorithm::Pointwise;
+  auto gather = ckpt::ConvAlgorithm::Gather;
+  for (Case c : {
+           Case{2, 4, 3, 2, stride, ones, columns, columns,
+                4u * 3 * 3 * 25 * 4},
+           Case{64, 4, 3, 2, stride, ones, columns, columns,
+                4u * 3 * 3 * 25 * 4},
+           Case{65, 4, 3, 2, stride, ones, gather, gather, 4u * 3 * 3 * 25 * 4},
+           Case{2, 4, 1, 1, ones, zeros, pointwise, pointwise, 4u * 81 * 4},
+           Case{65, 4, 1, 1, ones, zeros, pointwise, gather, 4u * 81 * 4},
+           // A 1x1 kernel in groups, or with a stride, takes columns.
+           Case{2, 4, 1, 2, ones, zeros, columns, columns, 4u * 81 * 4},
+           Case{2, 4, 1, 1, stride, zeros, columns, columns, 4u * 25 * 4},
+       }) {
+    SCOPED_TRACE(testing::Message() << c.images << " images, kernel "
+                                    << c.kernel << ", groups " << c.groups);
+    ValueRange args =
+        arguments({f32({c.images, c.channels, 9, 9}),
+                   f32({6, c.channels / c.groups, c.kernel, c.kernel})});
+    auto groups = builder.getI64IntegerAttr(c.groups);
+    auto conv = ckpt::Conv2dOp::create(builder, loc, args[0], args[1], Value(),
+                                       c.stride, c.padding, ones, groups);
+    auto inputGrad = ckpt::Conv2dInputGradOp::create(
+        builder, loc, args[0].getType(), conv, args[1], c.stride, c.padding,
+        ones, groups);
+    auto weightGrad = ckpt::Conv2dWeightGradOp::create(
+        builder, loc, args[1].getType(), conv, args[0], c.stride, c.padding,
+        ones, groups);
+    EXPECT_EQ(conv.getAlgorithm(), c.forward);
+    EXPECT_EQ(inputGrad.getAlgorithm(), c.forward);
+    EXPECT_EQ(weightGrad.getAlgorithm(), c.weightGradient);
+    for (auto [op, algorithm] :
+         {std::pair<Operation *, ckpt::ConvAlgorithm>{conv, c.forward},
+          {inputGrad, c.forward},
+          {weightGrad, c.weightGradient}})
+      EXPECT_EQ(scratch(op), algorithm == columns ? c.columnBytes : 0u);
+    EXPECT_EQ(conv.getColumnBytes(), c.columnBytes);
+    EXPECT_EQ(inputGrad.getColumnBytes(), c.columnBytes);
+    EXPECT_EQ(weightGrad.getColumnBytes(), c.columnBytes);
+  }
+}
+
 TEST_F(CostTest, PoolingCountsTheWindow) {
   // Kernel 3 x 3, stride 2, padding 1 over [2, 4, 9, 9]: [2, 4, 5, 5]
   // outputs of 9 window elements each. The max-pooling gradient adds each
@@ -92,9 +155,9 @@ TEST_F(CostTest, PoolingCountsTheWindow) {
   auto maxGrad = ckpt::MaxPool2dGradOp::create(builder, loc, f32({2, 4, 9, 9}),
                                                args[1], maxPool.getIndices(),
                                                kernel, stride, padding);
-  auto avgGrad = ckpt::AvgPool2dGradOp::create(builder, loc, f32({2, 4, 9, 9}),
-                                               args[1], kernel, stride, padding,
-                                               floor, builder.getBoolAttr(true));
+  auto avgGrad = ckpt::AvgPool2dGradOp::create(
+      builder, loc, f32({2, 4, 9, 9}), args[1], kernel, stride, padding, floor,
+      builder.getBoolAttr(true));
   auto upsample = ckpt::UpsampleNearest2dOp::create(
       builder, loc, args[0], builder.getDenseI64ArrayAttr({2, 2}));
   auto upsampleGrad = ckpt::UpsampleNearest2dGradOp::create(
@@ -138,8 +201,8 @@ TEST_F(CostTest, RowStatisticsAreScratch) {
       ckpt::SoftmaxGradOp::create(builder, loc, args[0], softmax, 1);
   auto crossEntropy = ckpt::CrossEntropyOp::create(builder, loc, args[0],
                                                    args[1], IntegerAttr());
-  auto ignoring = ckpt::CrossEntropyOp::create(
-      builder, loc, args[0], args[1], builder.getI64IntegerAttr(-100));
+  auto ignoring = ckpt::CrossEntropyOp::create(builder, loc, args[0], args[1],
+                                               builder.getI64IntegerAttr(-100));
   EXPECT_EQ(scratch(softmax), 2u * 6 * 4);
   EXPECT_EQ(scratch(softmaxGrad), 6u * 4);
   EXPECT_EQ(scratch(crossEntropy), 3u * 6 * 4);
@@ -150,8 +213,8 @@ TEST_F(CostTest, RowStatisticsAreScratch) {
 TEST_F(CostTest, BatchNormScalesByElements) {
   ValueRange args = arguments({f32({8, 4, 5, 5}), f32({4})});
   Location loc = builder.getUnknownLoc();
-  auto norm = ckpt::BatchNormOp::create(builder, loc, args[0], args[1],
-                                        Value(), builder.getF64FloatAttr(1e-5));
+  auto norm = ckpt::BatchNormOp::create(builder, loc, args[0], args[1], Value(),
+                                        builder.getF64FloatAttr(1e-5));
   auto update = ckpt::BatchNormUpdateStatsOp::create(
       builder, loc, args[0], norm.getMean(), args[1], args[1],
       builder.getF64FloatAttr(0.1));

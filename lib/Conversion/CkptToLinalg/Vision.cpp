@@ -1,6 +1,10 @@
 //===- Vision.cpp - conv2d, pooling, upsampling, batch_norm -> linalg -----===//
 //
-// Windowed ops and their gradients are gathers: one linalg.generic over the
+// Convolutions, for batches of up to 64 images, are matrix products (BLAS
+// calls after ckpt-gemm-to-calls): pointwise ones on views of the images,
+// the others per image on its columns (im2col) in one scratch buffer, whose
+// input gradient goes back to the image as a gather. Larger batches, pooling
+// and the other windowed ops are gathers: one linalg.generic over the
 // elements it writes and the kernel offsets it sums over, reading images
 // with tensor.extract at computed positions. Padding needs no padded copy,
 // and gradients that are scatters in PyTorch (conv2d input, pooling) sum
@@ -176,8 +180,10 @@ struct ConvGeometry {
         dilation(op.getDilation()), groups(op.getGroups()),
         height(input.getDimSize(2)), width(input.getDimSize(3)),
         outHeight(output.getDimSize(2)), outWidth(output.getDimSize(3)),
+        kernelHeight(weight.getDimSize(2)), kernelWidth(weight.getDimSize(3)),
         channelsPerGroup(input.getDimSize(1) / groups),
-        outChannelsPerGroup(weight.getDimSize(0) / groups) {}
+        outChannelsPerGroup(weight.getDimSize(0) / groups),
+        element(input.getElementType()) {}
 
   /// The input position that output position `out` reads at kernel
   /// offset `k` along axis `axis` (0: height, 1: width).
@@ -187,19 +193,31 @@ struct ConvGeometry {
                   ix.mul(k, dilation[axis]));
   }
 
+  /// One image's columns, [G, C/G * KH * KW, OH * OW].
+  RankedTensorType columnsType() const {
+    return RankedTensorType::get({groups,
+                                  channelsPerGroup * kernelHeight * kernelWidth,
+                                  outHeight * outWidth},
+                                 element);
+  }
+
+  /// The columns as [G, C/G, KH, KW, OH, OW].
+  RankedTensorType windowsType() const {
+    return RankedTensorType::get({groups, channelsPerGroup, kernelHeight,
+                                  kernelWidth, outHeight, outWidth},
+                                 element);
+  }
+
   ArrayRef<int64_t> stride, padding, dilation;
   int64_t groups, height, width, outHeight, outWidth;
+  int64_t kernelHeight, kernelWidth;
   int64_t channelsPerGroup, outChannelsPerGroup;
+  Type element;
 };
 
-/// Whether a convolution with `weight` is a product over the channels
-/// alone: a 1x1 kernel at stride 1 without padding, in one group. It is
-/// then lowered as a matrix product per image, [OC, C] x [C, H*W] (which
-/// becomes a BLAS call), with no gather and no scratch.
-bool isPointwise(const ConvGeometry &conv, RankedTensorType weight) {
-  return conv.groups == 1 && weight.getDimSize(2) == 1 &&
-         weight.getDimSize(3) == 1 && conv.stride[0] == 1 &&
-         conv.stride[1] == 1 && conv.padding[0] == 0 && conv.padding[1] == 0;
+/// The reassociation between the columns and their windows.
+SmallVector<ReassociationIndices> windowsOfColumns() {
+  return {{0}, {1, 2, 3}, {4, 5}};
 }
 
 /// An image batch [N, C, H, W] as [N, C, H*W]: a view.
@@ -207,10 +225,140 @@ Value mergePositions(OpBuilder &b, Location loc, Value value) {
   return tensor::CollapseShapeOp::create(b, loc, value, mergePair(4, 2));
 }
 
-/// A 1x1 kernel [OC, C, 1, 1] as the matrix [OC, C]: a view.
+/// An image batch or its gradient [N, C, H, W] as [N, G, C/G, H*W]: a
+/// view.
+Value groupPositions(OpBuilder &b, Location loc, Value value, int64_t groups) {
+  return splitGroups(b, loc, mergePositions(b, loc, value), 1, groups);
+}
+
+/// A kernel [OC, C/G, KH, KW] as the matrix [OC, C/G * KH * KW]: a view.
 Value kernelMatrix(OpBuilder &b, Location loc, Value weight) {
   return tensor::CollapseShapeOp::create(
       b, loc, weight, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+}
+
+/// A kernel as one matrix per group, [G, OC/G, C/G * KH * KW]: a view.
+Value groupKernels(OpBuilder &b, Location loc, Value weight, int64_t groups) {
+  return splitGroups(b, loc, kernelMatrix(b, loc, weight), 0, groups);
+}
+
+/// The offsets, sizes and strides of image `n` of a batch of `type`.
+struct ImageSlice {
+  ImageSlice(OpBuilder &b, RankedTensorType type, int64_t n)
+      : offsets(type.getRank(), b.getIndexAttr(0)),
+        sizes(getAsIndexOpFoldResult(b.getContext(), type.getShape())),
+        strides(type.getRank(), b.getIndexAttr(1)) {
+    offsets[0] = b.getIndexAttr(n);
+    sizes[0] = b.getIndexAttr(1);
+  }
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+
+/// Image `n` of `batch` ([N, ...]), without the batch dimension: a view.
+Value extractImage(OpBuilder &b, Location loc, Value batch, int64_t n) {
+  auto type = cast<RankedTensorType>(batch.getType());
+  ImageSlice slice(b, type, n);
+  return tensor::ExtractSliceOp::create(
+      b, loc,
+      RankedTensorType::get(type.getShape().drop_front(),
+                            type.getElementType()),
+      batch, slice.offsets, slice.sizes, slice.strides);
+}
+
+/// `batch` with image `n` replaced by `image`, written in place.
+Value insertImage(OpBuilder &b, Location loc, Value image, Value batch,
+                  int64_t n) {
+  ImageSlice slice(b, cast<RankedTensorType>(batch.getType()), n);
+  return tensor::InsertSliceOp::create(b, loc, image, batch, slice.offsets,
+                                       slice.sizes, slice.strides);
+}
+
+/// The columns of image `n` of `input` ([N, C, H, W]), written into
+/// `into` (of conv.columnsType()): in group g, row (cg, kh, kw) of column
+/// (oh, ow) is the input element that output position (oh, ow) reads at
+/// kernel offset (kh, kw) of channel cg, or zero in the padding. Writing
+/// each image's columns over the last image's keeps one buffer.
+Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
+                   Value input, int64_t n, Value into) {
+  RankedTensorType windows = conv.windowsType();
+  Value view =
+      tensor::ExpandShapeOp::create(b, loc, windows, into, windowsOfColumns());
+  Value written =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{windows}, ValueRange{}, ValueRange{view},
+          ArrayRef<AffineMap>{b.getMultiDimIdentityMap(6)}, iterators(6, 0),
+          [&](OpBuilder &nb, Location l, ValueRange) {
+            IndexBuilder ix{nb, l};
+            ScalarBuilder s{nb, l, conv.element};
+            Value h = conv.inputPosition(ix, 0, ix.loop(4), ix.loop(2));
+            Value w = conv.inputPosition(ix, 1, ix.loop(5), ix.loop(3));
+            Value channel =
+                ix.add(ix.mul(ix.loop(0), conv.channelsPerGroup), ix.loop(1));
+            Value x = readClamped(ix, input, ix.constant(n), channel, h, w);
+            Value inside =
+                ix.both(ix.inRange(h, conv.height), ix.inRange(w, conv.width));
+            linalg::YieldOp::create(nb, l,
+                                    s.select(inside, x, s.constant(0.0)));
+          })
+          .getResult(0);
+  return tensor::CollapseShapeOp::create(b, loc, conv.columnsType(), written,
+                                         windowsOfColumns());
+}
+
+/// A view of the grouped kernel ([G, OC/G, C/G, KH, KW]) with the first
+/// output channel of each group, [G, C/G, KH, KW]: it gives the kernel loops
+/// of addColumnsToImage their extent.
+Value kernelWindows(OpBuilder &b, Location loc, const ConvGeometry &conv,
+                    Value weight) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  SmallVector<OpFoldResult> offsets(5, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(b.getContext(), type.getShape());
+  sizes[1] = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> strides(5, b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(
+      b, loc,
+      RankedTensorType::get({conv.groups, conv.channelsPerGroup,
+                             conv.kernelHeight, conv.kernelWidth},
+                            conv.element),
+      weight, offsets, sizes, strides);
+}
+
+/// Adds the columns `columns` of one image's input gradient back into its
+/// image `image` ([G, C/G, H, W]): each input position gathers, in kernel
+/// order, the rows of the columns of the outputs that read it (col2im as
+/// a gather, so the sums have a fixed order and no write conflicts).
+/// `windows` (kernelWindows) is not read.
+Value addColumnsToImage(OpBuilder &b, Location loc, const ConvGeometry &conv,
+                        Value columns, Value windows, Value image) {
+  MLIRContext *context = b.getContext();
+  Value expanded = tensor::ExpandShapeOp::create(b, loc, conv.windowsType(),
+                                                 columns, windowsOfColumns());
+  // Loops g, cg, h, w | kh, kw.
+  SmallVector<AffineMap> maps = {loopsMap(context, 6, {0, 1, 4, 5}),
+                                 loopsMap(context, 6, {0, 1, 2, 3})};
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{image.getType()}, ValueRange{windows},
+             ValueRange{image}, maps, iterators(4, 2),
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               IndexBuilder ix{nb, l};
+               ScalarBuilder s{nb, l, conv.element};
+               auto [oh, rowHit] = windowOrigin(
+                   ix, ix.loop(2), ix.mul(ix.loop(4), conv.dilation[0]),
+                   conv.padding[0], conv.stride[0], conv.outHeight);
+               auto [ow, columnHit] = windowOrigin(
+                   ix, ix.loop(3), ix.mul(ix.loop(5), conv.dilation[1]),
+                   conv.padding[1], conv.stride[1], conv.outWidth);
+               Value dx = tensor::ExtractOp::create(
+                   nb, l, expanded,
+                   ValueRange{ix.loop(0), ix.loop(1), ix.loop(4), ix.loop(5),
+                              oh, ow});
+               Value acc = args[1];
+               linalg::YieldOp::create(
+                   nb, l,
+                   s.select(ix.both(rowHit, columnHit), s.add(acc, dx), acc));
+             })
+      .getResult(0);
 }
 
 /// The product `lhs` x `rhs` of a pointwise convolution or its input
@@ -221,59 +369,15 @@ Value pointwiseProduct(OpBuilder &b, Location loc, Value lhs, Value rhs,
                        Value init, bool transposed) {
   MLIRContext *context = b.getContext();
   SmallVector<AffineMap> maps = {
-      loopsMap(context, 4, transposed ? ArrayRef<unsigned>{2, 1}
-                                      : ArrayRef<unsigned>{1, 2}),
+      loopsMap(context, 4,
+               transposed ? ArrayRef<unsigned>{2, 1}
+                          : ArrayRef<unsigned>{1, 2}),
       loopsMap(context, 4, {0, 2, 3}), loopsMap(context, 4, {0, 1, 3})};
   return buildContraction(b, loc, lhs, rhs, init, maps, {2});
 }
 
-/// Batches of at most this many images have the weight gradient of a
-/// pointwise convolution as one product per image; larger ones, a gather.
-constexpr int64_t kMostUnrolledImages = 64;
-
-/// The weight gradient [OC, C, 1, 1] of a pointwise convolution: the sum
-/// over images n of grad[n] [OC, H*W] x input[n]^T [H*W, C], each product
-/// accumulating into the last in image order (each becomes a BLAS call on
-/// views of the two operands; no scratch).
-Value pointwiseWeightGrad(OpBuilder &b, Location loc, Value grad, Value input,
-                          RankedTensorType result) {
-  MLIRContext *context = b.getContext();
-  Value grads = mergePositions(b, loc, grad);
-  Value images = mergePositions(b, loc, input);
-  auto gradsType = cast<RankedTensorType>(grads.getType());
-  auto imagesType = cast<RankedTensorType>(images.getType());
-  auto image = [&](Value batch, RankedTensorType type, int64_t n) {
-    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(n), b.getIndexAttr(0),
-                                         b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1),
-                                       b.getIndexAttr(type.getDimSize(1)),
-                                       b.getIndexAttr(type.getDimSize(2))};
-    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-    return tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get(type.getShape().drop_front(),
-                                      type.getElementType()),
-        batch, offsets, sizes, strides);
-  };
-  auto matrixType = RankedTensorType::get(
-      {result.getDimSize(0), result.getDimSize(1)}, result.getElementType());
-  Value sum = filledTensor(b, loc, matrixType, 0.0);
-  // Loops o, c | p.
-  SmallVector<AffineMap> maps = {loopsMap(context, 3, {0, 2}),
-                                 loopsMap(context, 3, {1, 2}),
-                                 loopsMap(context, 3, {0, 1})};
-  for (int64_t n = 0; n < gradsType.getDimSize(0); ++n) {
-    Value gradImage = image(grads, gradsType, n);
-    Value inputImage = image(images, imagesType, n);
-    sum = buildContraction(b, loc, gradImage, inputImage, sum, maps, {2});
-  }
-  return tensor::ExpandShapeOp::create(
-      b, loc, result, sum, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-}
-
 FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
                                           PatternRewriter &rewriter) {
-  // Loops n, g, o, oh, ow | cg, kh, kw over a [N, G, OC/G, OH, OW] result:
-  // output channel g * OC/G + o reads input channel g * C/G + cg.
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
@@ -296,7 +400,8 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
     init = filledTensor(rewriter, loc, grouped, 0.0);
   }
   Value input = op.getInput();
-  if (isPointwise(conv, op.getWeight().getType())) {
+  switch (op.getAlgorithm()) {
+  case ConvAlgorithm::Pointwise: {
     Value kernel = kernelMatrix(rewriter, loc, op.getWeight());
     Value images = mergePositions(rewriter, loc, input);
     Value sums =
@@ -306,6 +411,32 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
     return SmallVector<Value>{tensor::ExpandShapeOp::create(
         rewriter, loc, result, sum, mergePair(4, 2))};
   }
+  case ConvAlgorithm::Columns: {
+    // Per image and group, [OC/G, C/G * KH * KW] x its columns; loops
+    // g, o, p | k.
+    Value kernels = groupKernels(rewriter, loc, op.getWeight(), conv.groups);
+    Value sums =
+        tensor::CollapseShapeOp::create(rewriter, loc, init, mergePair(5, 3));
+    SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 1, 3}),
+                                   loopsMap(context, 4, {0, 3, 2}),
+                                   loopsMap(context, 4, {0, 1, 2})};
+    Value columns = emptyTensor(rewriter, loc, conv.columnsType());
+    for (int64_t n = 0; n < result.getDimSize(0); ++n) {
+      columns = imageColumns(rewriter, loc, conv, input, n, columns);
+      Value image =
+          buildContraction(rewriter, loc, kernels, columns,
+                           extractImage(rewriter, loc, sums, n), maps, {3});
+      sums = insertImage(rewriter, loc, image, sums, n);
+    }
+    Value sum = tensor::ExpandShapeOp::create(rewriter, loc, grouped, sums,
+                                              mergePair(5, 3));
+    return SmallVector<Value>{mergeGroups(rewriter, loc, sum, 1)};
+  }
+  case ConvAlgorithm::Gather:
+    break;
+  }
+  // Loops n, g, o, oh, ow | cg, kh, kw over a [N, G, OC/G, OH, OW] result:
+  // output channel g * OC/G + o reads input channel g * C/G + cg.
   Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
   SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 2, 5, 6, 7}),
                                  loopsMap(context, 8, {0, 1, 2, 3, 4})};
@@ -333,26 +464,55 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
 
 FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
                                                    PatternRewriter &rewriter) {
-  // Loops n, g, cg, h, w | o, kh, kw over a [N, G, C/G, H, W] result: each
-  // input position gathers the gradients of the outputs that read it.
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
   ConvGeometry conv(op, result, op.getWeight().getType(),
                     op.getGrad().getType());
-  if (isPointwise(conv, op.getWeight().getType())) {
+  RankedTensorType grouped = splitDim(result, 1, conv.groups);
+  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
+  Value grad = op.getGrad();
+  switch (op.getAlgorithm()) {
+  case ConvAlgorithm::Pointwise: {
     Value kernel = kernelMatrix(rewriter, loc, op.getWeight());
-    Value grads = mergePositions(rewriter, loc, op.getGrad());
-    Value zeros = mergePositions(rewriter, loc,
-                                 filledTensor(rewriter, loc, result, 0.0));
+    Value grads = mergePositions(rewriter, loc, grad);
+    Value zeros =
+        mergePositions(rewriter, loc, filledTensor(rewriter, loc, result, 0.0));
     Value sum = pointwiseProduct(rewriter, loc, kernel, grads, zeros,
                                  /*transposed=*/true);
     return SmallVector<Value>{tensor::ExpandShapeOp::create(
         rewriter, loc, result, sum, mergePair(4, 2))};
   }
-  RankedTensorType grouped = splitDim(result, 1, conv.groups);
-  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
-  Value grad = op.getGrad();
+  case ConvAlgorithm::Columns: {
+    // Per image and group, the columns' gradient [C/G * KH * KW, OH * OW]
+    // = kernel^T x the output's gradient (loops g, k, p | o), then added
+    // back into the image's positions.
+    Value sums = filledTensor(rewriter, loc, grouped, 0.0);
+    Value kernels = groupKernels(rewriter, loc, op.getWeight(), conv.groups);
+    Value grads = groupPositions(rewriter, loc, grad, conv.groups);
+    SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 3, 1}),
+                                   loopsMap(context, 4, {0, 3, 2}),
+                                   loopsMap(context, 4, {0, 1, 2})};
+    Value windows = kernelWindows(rewriter, loc, conv, weight);
+    Value columns = emptyTensor(rewriter, loc, conv.columnsType());
+    Value zero = ScalarBuilder{rewriter, loc, conv.element}.constant(0.0);
+    for (int64_t n = 0; n < result.getDimSize(0); ++n) {
+      columns =
+          linalg::FillOp::create(rewriter, loc, zero, columns).getResult(0);
+      columns = buildContraction(rewriter, loc, kernels,
+                                 extractImage(rewriter, loc, grads, n), columns,
+                                 maps, {3});
+      Value image = addColumnsToImage(rewriter, loc, conv, columns, windows,
+                                      extractImage(rewriter, loc, sums, n));
+      sums = insertImage(rewriter, loc, image, sums, n);
+    }
+    return SmallVector<Value>{mergeGroups(rewriter, loc, sums, 1)};
+  }
+  case ConvAlgorithm::Gather:
+    break;
+  }
+  // Loops n, g, cg, h, w | o, kh, kw over a [N, G, C/G, H, W] result: each
+  // input position gathers the gradients of the outputs that read it.
   SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 5, 2, 6, 7}),
                                  loopsMap(context, 8, {0, 1, 2, 3, 4})};
   Value sum =
@@ -384,20 +544,50 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
 
 FailureOr<SmallVector<Value>> lowerConv2dWeightGrad(Conv2dWeightGradOp op,
                                                     PatternRewriter &rewriter) {
-  // Loops g, o, cg, kh, kw | n, oh, ow over a [G, OC/G, C/G, KH, KW]
-  // result.
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
   ConvGeometry conv(op, op.getInput().getType(), result,
                     op.getGrad().getType());
-  if (isPointwise(conv, result) &&
-      op.getGrad().getType().getDimSize(0) <= kMostUnrolledImages)
-    return SmallVector<Value>{
-        pointwiseWeightGrad(rewriter, loc, op.getGrad(), op.getInput(), result)};
+  Value input = op.getInput();
+  ConvAlgorithm algorithm = op.getAlgorithm();
+  if (algorithm != ConvAlgorithm::Gather) {
+    // The sum over images n of grad[n] [OC/G, OH * OW] x columns[n]^T per
+    // group (loops g, o, k | p), each product accumulating into the last
+    // in image order. A pointwise convolution's columns are its image.
+    auto kernelsType = RankedTensorType::get(
+        {conv.groups, conv.outChannelsPerGroup,
+         conv.channelsPerGroup * conv.kernelHeight * conv.kernelWidth},
+        conv.element);
+    Value sum = filledTensor(rewriter, loc, kernelsType, 0.0);
+    Value grads = groupPositions(rewriter, loc, op.getGrad(), conv.groups);
+    SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 1, 3}),
+                                   loopsMap(context, 4, {0, 2, 3}),
+                                   loopsMap(context, 4, {0, 1, 2})};
+    bool pointwise = algorithm == ConvAlgorithm::Pointwise;
+    Value images, columns;
+    if (pointwise)
+      images = groupPositions(rewriter, loc, input, 1);
+    else
+      columns = emptyTensor(rewriter, loc, conv.columnsType());
+    for (int64_t n = 0; n < op.getInput().getType().getDimSize(0); ++n) {
+      columns = pointwise
+                    ? extractImage(rewriter, loc, images, n)
+                    : imageColumns(rewriter, loc, conv, input, n, columns);
+      sum =
+          buildContraction(rewriter, loc, extractImage(rewriter, loc, grads, n),
+                           columns, sum, maps, {3});
+    }
+    Value matrix = tensor::CollapseShapeOp::create(
+        rewriter, loc, sum, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    return SmallVector<Value>{tensor::ExpandShapeOp::create(
+        rewriter, loc, result, matrix,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}})};
+  }
+  // Loops g, o, cg, kh, kw | n, oh, ow over a [G, OC/G, C/G, KH, KW]
+  // result.
   RankedTensorType grouped = splitDim(result, 0, conv.groups);
   Value grad = splitGroups(rewriter, loc, op.getGrad(), 1, conv.groups);
-  Value input = op.getInput();
   SmallVector<AffineMap> maps = {loopsMap(context, 8, {5, 0, 1, 6, 7}),
                                  loopsMap(context, 8, {0, 1, 2, 3, 4})};
   Value sum =
@@ -462,8 +652,8 @@ struct PoolGeometry {
     auto inside = [&](unsigned axis, Value out, int64_t size) {
       Value start = windowStart(ix, axis, out);
       int64_t margin = countIncludePad ? padding[axis] : 0;
-      Value end = ix.min(ix.add(start, ix.constant(kernel[axis])),
-                         size + margin);
+      Value end =
+          ix.min(ix.add(start, ix.constant(kernel[axis])), size + margin);
       return ix.sub(end, ix.max(start, -margin));
     };
     Value count = arith::MulIOp::create(ix.b, ix.loc, inside(0, oh, height),
@@ -789,11 +979,10 @@ struct ChannelStatistics {
 Value sumCenteredSquares(OpBuilder &b, Location loc,
                          const ChannelStatistics &stats, Value sums, Value x,
                          Value mean) {
-  return stats.sum(b, loc, sums, {x, mean},
-                   [](ScalarBuilder &s, ValueRange v) {
-                     Value centered = s.sub(v[0], v[1]);
-                     return s.mul(centered, centered);
-                   });
+  return stats.sum(b, loc, sums, {x, mean}, [](ScalarBuilder &s, ValueRange v) {
+    Value centered = s.sub(v[0], v[1]);
+    return s.mul(centered, centered);
+  });
 }
 
 FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
@@ -816,11 +1005,10 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(BatchNormOp op,
                         return s.div(v[0], s.constant(count));
                       });
   squares = sumCenteredSquares(rewriter, loc, stats, squares, x, mean);
-  rstd = stats.derive(rewriter, loc, rstd, squares,
-                      [&](ScalarBuilder &s, ValueRange v) {
-                        return s.rsqrt(s.add(s.div(v[0], s.constant(count)),
-                                             s.constant(eps)));
-                      });
+  rstd = stats.derive(
+      rewriter, loc, rstd, squares, [&](ScalarBuilder &s, ValueRange v) {
+        return s.rsqrt(s.add(s.div(v[0], s.constant(count)), s.constant(eps)));
+      });
   SmallVector<Value> inputs = {x, mean, rstd};
   bool weight = bool(op.getWeight()), bias = bool(op.getBias());
   if (weight)
@@ -845,9 +1033,8 @@ lowerBatchNormUpdateStats(BatchNormUpdateStatsOp op,
   Value newMean = emptyTensor(rewriter, loc, stats.channels);
   Value newVar = stats.statistic(rewriter, loc);
   Value mean = stats.keep(rewriter, loc, op.getMean());
-  Value squares = sumCenteredSquares(rewriter, loc, stats,
-                                     stats.zeroSums(rewriter, loc),
-                                     op.getInput(), mean);
+  Value squares = sumCenteredSquares(
+      rewriter, loc, stats, stats.zeroSums(rewriter, loc), op.getInput(), mean);
   // PyTorch's update, momentum * batch + (1 - momentum) * running, of the
   // mean and of the unbiased variance (rounded to the element type first,
   // as batch_norm rounds its statistics).
@@ -855,11 +1042,11 @@ lowerBatchNormUpdateStats(BatchNormUpdateStatsOp op,
     return s.add(s.mul(s.constant(momentum), batch),
                  s.mul(s.constant(1.0 - momentum), running));
   };
-  newMean = buildMapInto(rewriter, loc, newMean,
-                         {op.getRunningMean(), op.getMean()},
-                         [&](ScalarBuilder &s, ValueRange v) {
-                           return moveTowards(s, v[0], v[1]);
-                         });
+  newMean =
+      buildMapInto(rewriter, loc, newMean, {op.getRunningMean(), op.getMean()},
+                   [&](ScalarBuilder &s, ValueRange v) {
+                     return moveTowards(s, v[0], v[1]);
+                   });
   Type element = stats.input.getElementType();
   newVar = buildMapInto(
       rewriter, loc, newVar,
@@ -962,8 +1149,7 @@ void ckpt::populateVisionToLinalgPatterns(RewritePatternSet &patterns) {
       whenStatic<UpsampleNearest2dGradOp, lowerUpsampleNearest2dGrad>);
   addLowering<BatchNormOp>(patterns, whenStatic<BatchNormOp, lowerBatchNorm>);
   addLowering<BatchNormUpdateStatsOp>(
-      patterns,
-      whenStatic<BatchNormUpdateStatsOp, lowerBatchNormUpdateStats>);
+      patterns, whenStatic<BatchNormUpdateStatsOp, lowerBatchNormUpdateStats>);
   addLowering<BatchNormGradOp>(patterns,
                                whenStatic<BatchNormGradOp, lowerBatchNormGrad>);
 }

@@ -9,6 +9,7 @@
 
 #include "ckpt/Dialect/Ckpt/IR/CkptDialect.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptInterfaces.h"
+#include "ckpt/Dialect/Ckpt/IR/ConvAlgorithm.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"

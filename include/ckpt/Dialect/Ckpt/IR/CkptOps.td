@@ -749,6 +749,13 @@ defvar Ckpt_ConvAttributes = (ins
     DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
     DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
     DefaultValuedAttr<I64Attr, "1">:$groups);
+// The lowering a convolution op gets (ckpt/Dialect/Ckpt/IR/ConvAlgorithm.h)
+// and the bytes of one image's columns, which its scratch bytes count when
+// that lowering is `Columns`.
+defvar Ckpt_ConvLowering = [{
+  ::ckpt::ConvAlgorithm getAlgorithm();
+  uint64_t getColumnBytes();
+}];
 defvar Ckpt_ConvAttributeSyntax = [{
   (`stride` `=` $stride^)? (`padding` `=` $padding^)?
   (`dilation` `=` $dilation^)? (`groups` `=` $groups^)?
@@ -774,7 +781,8 @@ defvar Ckpt_PoolStride = [{
   }
 }];
 
-def Ckpt_Conv2dOp : Ckpt_InferringOp<"conv2d", Ckpt_Differentiable> {
+def Ckpt_Conv2dOp : Ckpt_InferringOp<"conv2d",
+    Ckpt_DifferentiableWithScratch> {
   let summary = "2-D convolution of NCHW images (torch.nn.functional.conv2d)";
   let description = [{
     Convolves `input` (`[N, C, H, W]`) with `weight`
@@ -803,6 +811,7 @@ def Ckpt_Conv2dOp : Ckpt_InferringOp<"conv2d", Ckpt_Differentiable> {
   let assemblyFormat = !strconcat("$input `,` $weight (`bias` $bias^)?",
       Ckpt_ConvAttributeSyntax,
       "attr-dict `:` functional-type(operands, results)");
+  let extraClassDeclaration = Ckpt_ConvLowering;
 }
 
 def Ckpt_MaxPool2dOp : Ckpt_InferringOp<"max_pool2d",
@@ -1326,7 +1335,8 @@ def Ckpt_SliceGradOp : Ckpt_Op<"slice_grad", [Pure] # Ckpt_Costed> {
   let hasVerifier = 1;
 }
 
-def Ckpt_Conv2dInputGradOp : Ckpt_Op<"conv2d_input_grad", [Pure] # Ckpt_Costed> {
+def Ckpt_Conv2dInputGradOp : Ckpt_Op<"conv2d_input_grad",
+    [Pure] # Ckpt_CostedWithScratch> {
   let summary = "input gradient of ckpt.conv2d";
   let description = [{
     Computes the gradient of `ckpt.conv2d`'s input from the gradient of its
@@ -1349,11 +1359,12 @@ def Ckpt_Conv2dInputGradOp : Ckpt_Op<"conv2d_input_grad", [Pure] # Ckpt_Costed> 
   let assemblyFormat = !strconcat("$grad `,` $weight",
       Ckpt_ConvAttributeSyntax,
       "attr-dict `:` functional-type(operands, results)");
+  let extraClassDeclaration = Ckpt_ConvLowering;
   let hasVerifier = 1;
 }
 
 def Ckpt_Conv2dWeightGradOp : Ckpt_Op<"conv2d_weight_grad",
-    [Pure] # Ckpt_Costed> {
+    [Pure] # Ckpt_CostedWithScratch> {
   let summary = "weight gradient of ckpt.conv2d";
   let description = [{
     Computes the gradient of `ckpt.conv2d`'s weight from the gradient of
@@ -1376,6 +1387,7 @@ def Ckpt_Conv2dWeightGradOp : Ckpt_Op<"conv2d_weight_grad",
   let assemblyFormat = !strconcat("$grad `,` $input",
       Ckpt_ConvAttributeSyntax,
       "attr-dict `:` functional-type(operands, results)");
+  let extraClassDeclaration = Ckpt_ConvLowering;
   let hasVerifier = 1;
 }
 
