@@ -1,44 +1,17 @@
-// ckpt-to-linalg of the vision ops: convolutions of up to 64 images are
-// matrix products per image, on the image (pointwise) or on its columns;
-// larger batches and the other windowed ops are gathers over the written
-// elements and the kernel offsets, reading images with tensor.extract at
-// clamped positions (no padded copies); groups are reshaped views.
-// batch_norm sums f32 channels in f64.
+// ckpt-to-linalg of the vision ops: convolutions are matrix products, on
+// the images (pointwise) or, in a loop over the images, on each image's
+// columns; the other windowed ops are gathers over the written elements
+// and the kernel offsets, reading images with tensor.extract at clamped
+// positions (no padded copies); groups are reshaped views. batch_norm sums
+// f32 channels in f64.
 // RUN: ckpt-opt %s --ckpt-to-linalg -split-input-file | FileCheck %s
-
-// conv2d of more than 64 images: weight [OC, C/G, KH, KW] viewed as
-// [G, OC/G, C/G, KH, KW]; one generic over n, g, o, oh, ow | cg, kh, kw
-// starting at the broadcast bias; reads in the padding leave the sum
-// unchanged.
-// CHECK-DAG: #[[W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
-// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
-// CHECK-LABEL: func.func @conv
-//  CHECK-SAME:   (%[[X:.+]]: tensor<65x4x9x9xf32> {{.*}}, %[[WT:.+]]: tensor<6x2x3x3xf32> {{.*}}, %[[B:.+]]: tensor<6xf32>
-//   CHECK-NOT:   linalg.fill
-//       CHECK:   %[[BV:.+]] = tensor.expand_shape %[[B]] {{\[}}[0, 1, 2, 3]] output_shape [2, 3, 1, 1]
-//       CHECK:   %[[INIT:.+]] = linalg.generic {{.*}} ins(%[[BV]] : tensor<2x3x1x1xf32>)
-//       CHECK:   %[[WV:.+]] = tensor.expand_shape %[[WT]] {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
-//       CHECK:   %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-//  CHECK-SAME:     ins(%[[WV]] : tensor<2x3x2x3x3xf32>) outs(%[[INIT]] : tensor<65x2x3x4x4xf32>)
-//       CHECK:     arith.minsi
-//       CHECK:     arith.maxsi
-//       CHECK:     tensor.extract %[[X]]
-//       CHECK:     arith.select
-//       CHECK:   tensor.collapse_shape %[[SUM]] {{\[}}[0], [1, 2], [3], [4]] : tensor<65x2x3x4x4xf32> into tensor<65x6x4x4xf32>
-//   CHECK-NOT:   tensor.pad
-func.func @conv(%x: tensor<65x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<65x6x4x4xf32> {
-  %y = ckpt.conv2d %x, %w bias %b stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
-      : (tensor<65x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<65x6x4x4xf32>
-  return %y : tensor<65x6x4x4xf32>
-}
-
-// -----
 
 // A pointwise convolution (1x1 kernel, stride 1, no padding, one group) is
 // a product per image over views: [OC, C] x [N, C, H*W] into the broadcast
 // bias, no gather (ckpt-gemm-to-calls makes it a BLAS call); its input
 // gradient the transposed weight's; its weight gradient one product per
-// image, on slices of both operands, each accumulating into the last.
+// image in a loop, on slices of both operands, each accumulating into the
+// last.
 // CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
 // CHECK-DAG: #[[LHST:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d1)>
 // CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
@@ -57,14 +30,13 @@ func.func @conv(%x: tensor<65x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6x
 //  CHECK-SAME:     outs(%{{.+}} : tensor<2x4x15xf32>)
 // CHECK-LABEL: func.func @pointwise_conv_weight_grad
 //       CHECK:   %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<1x6x4xf32>
-//       CHECK:   %[[X0:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 1, 4, 15] [1, 1, 1, 1] : tensor<2x1x4x15xf32> to tensor<1x4x15xf32>
-//       CHECK:   %[[G0:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 1, 6, 15] [1, 1, 1, 1] : tensor<2x1x6x15xf32> to tensor<1x6x15xf32>
-//       CHECK:   %[[S0:.+]] = linalg.generic {indexing_maps = [#[[PROD]], #[[RHS]], #[[DW]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-//  CHECK-SAME:     ins(%[[G0]], %[[X0]] : tensor<1x6x15xf32>, tensor<1x4x15xf32>) outs(%[[ZERO]] : tensor<1x6x4xf32>)
-//       CHECK:   tensor.extract_slice %{{.+}}[1, 0, 0, 0] [1, 1, 4, 15]
-//       CHECK:   tensor.extract_slice %{{.+}}[1, 0, 0, 0] [1, 1, 6, 15]
-//       CHECK:   %[[S1:.+]] = linalg.generic {{.*}} outs(%[[S0]] : tensor<1x6x4xf32>)
-//       CHECK:   %[[M:.+]] = tensor.collapse_shape %[[S1]] {{\[}}[0, 1], [2]] : tensor<1x6x4xf32> into tensor<6x4xf32>
+//       CHECK:   %[[LOOP:.+]] = scf.for %[[N:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZERO]]) -> (tensor<1x6x4xf32>)
+//       CHECK:     %[[XN:.+]] = tensor.extract_slice %{{.+}}[%[[N]], 0, 0, 0] [1, 1, 4, 15] [1, 1, 1, 1] : tensor<2x1x4x15xf32> to tensor<1x4x15xf32>
+//       CHECK:     %[[GN:.+]] = tensor.extract_slice %{{.+}}[%[[N]], 0, 0, 0] [1, 1, 6, 15] [1, 1, 1, 1] : tensor<2x1x6x15xf32> to tensor<1x6x15xf32>
+//       CHECK:     %[[S:.+]] = linalg.generic {indexing_maps = [#[[PROD]], #[[RHS]], #[[DW]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+//  CHECK-SAME:       ins(%[[GN]], %[[XN]] : tensor<1x6x15xf32>, tensor<1x4x15xf32>) outs(%[[ACC]] : tensor<1x6x4xf32>)
+//       CHECK:     scf.yield %[[S]]
+//       CHECK:   %[[M:.+]] = tensor.collapse_shape %[[LOOP]] {{\[}}[0, 1], [2]] : tensor<1x6x4xf32> into tensor<6x4xf32>
 //       CHECK:   tensor.expand_shape %[[M]] {{\[}}[0], [1, 2, 3]] output_shape [6, 4, 1, 1]
 //   CHECK-NOT:   tensor.extract %
 //   CHECK-NOT:   tensor.empty() : tensor<{{.*}}x15xf32>
@@ -83,34 +55,15 @@ func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3
 
 // -----
 
-// The input gradient of more than 64 images gathers, per input element,
-// the output gradients of the windows that read it: no scatter, no scf
-// loop.
-// CHECK-LABEL: func.func @conv_input_grad
-//       CHECK:   linalg.fill
-//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
-//  CHECK-SAME:     outs(%{{.+}} : tensor<65x2x2x9x9xf32>)
-//       CHECK:     arith.remsi
-//       CHECK:     tensor.extract %{{.+}} : tensor<65x6x4x4xf32>
-//       CHECK:   tensor.collapse_shape
-//   CHECK-NOT:   scf.for
-func.func @conv_input_grad(%dy: tensor<65x6x4x4xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<65x4x9x9xf32> {
-  %dx = ckpt.conv2d_input_grad %dy, %w stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
-      : (tensor<65x6x4x4xf32>, tensor<6x2x3x3xf32>) -> tensor<65x4x9x9xf32>
-  return %dx : tensor<65x4x9x9xf32>
-}
-
-// -----
-
-// Up to 64 images: per image, its columns [G, C/G * KH * KW, OH * OW]
-// (every kernel offset of every channel of the group at each output
-// position, zero in the padding) in one buffer that each image's columns
-// overwrite, and one product per image: the grouped kernel [G, OC/G, 18]
-// times them into the image's slice of the result (forward); the kernel
-// transposed times the output's gradient into the columns, added back to
-// the image by a gather over the kernel offsets (input gradient); the
-// output's gradient times the columns transposed, accumulating over the
-// images (weight gradient).
+// Other convolutions: a loop over the images carries the result and one
+// image's columns [G, C/G * KH * KW, OH * OW] (every kernel offset of
+// every channel of the group at each output position, zero in the
+// padding), which each image's columns overwrite. Per image, one product:
+// the grouped kernel [G, OC/G, 18] times the columns into the image's
+// slice of the result (forward); the kernel transposed times the output's
+// gradient into the columns, added back to the image by a gather over the
+// kernel offsets (input gradient); the output's gradient times the
+// columns transposed, accumulating over the images (weight gradient).
 // CHECK-DAG: #[[KERNEL:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 // CHECK-DAG: #[[COLUMNS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
@@ -119,51 +72,54 @@ func.func @conv_input_grad(%dy: tensor<65x6x4x4xf32>, %w: tensor<6x2x3x3xf32>) -
 // CHECK-DAG: #[[WINDOW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>
 // CHECK-DAG: #[[IMAGE:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv_columns
-//  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x9x9xf32> {{.*}}, %[[WT:.+]]: tensor<6x2x3x3xf32>
+//  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x9x9xf32> {{.*}}, %[[WT:.+]]: tensor<6x2x3x3xf32> {{.*}}, %[[B:.+]]: tensor<6xf32>
+//       CHECK:   %[[BV:.+]] = tensor.expand_shape %[[B]] {{\[}}[0, 1, 2, 3]] output_shape [2, 3, 1, 1]
+//       CHECK:   %[[INIT:.+]] = linalg.generic {{.*}} ins(%[[BV]] : tensor<2x3x1x1xf32>)
 //       CHECK:   %[[KM:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2]] output_shape [2, 3, 18] : tensor<6x18xf32> into tensor<2x3x18xf32>
+//       CHECK:   %[[SUMS:.+]] = tensor.collapse_shape %[[INIT]] {{\[}}[0], [1], [2], [3, 4]] : tensor<2x2x3x4x4xf32> into tensor<2x2x3x16xf32>
 //       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x16xf32>
-//       CHECK:   %[[V0:.+]] = tensor.expand_shape %[[EMPTY]] {{\[}}[0], [1, 2, 3], [4, 5]] output_shape [2, 2, 3, 3, 4, 4]
-//       CHECK:   %[[C0:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%[[V0]] : tensor<2x2x3x3x4x4xf32>)
-//       CHECK:     tensor.extract %[[X]][%c0,
-//       CHECK:     arith.select
-//       CHECK:   %[[M0:.+]] = tensor.collapse_shape %[[C0]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<2x2x3x3x4x4xf32> into tensor<2x18x16xf32>
-//       CHECK:   %[[Y0:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 2, 3, 16] [1, 1, 1, 1] : tensor<2x2x3x16xf32> to tensor<2x3x16xf32>
-//       CHECK:   linalg.generic {indexing_maps = [#[[KERNEL]], #[[COLUMNS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-//  CHECK-SAME:     ins(%[[KM]], %[[M0]] : tensor<2x3x18xf32>, tensor<2x18x16xf32>) outs(%[[Y0]] : tensor<2x3x16xf32>)
-//       CHECK:   tensor.insert_slice
-//       CHECK:   %[[V1:.+]] = tensor.expand_shape %[[M0]]
-//       CHECK:   linalg.generic {{.*}} outs(%[[V1]] : tensor<2x2x3x3x4x4xf32>)
-//       CHECK:     tensor.extract %[[X]][%c1,
-//       CHECK:   tensor.extract_slice %{{.+}}[1, 0, 0, 0] [1, 2, 3, 16]
-//       CHECK:   linalg.generic {indexing_maps = [#[[KERNEL]], #[[COLUMNS]], #[[OUT]]]
-//   CHECK-NOT:   tensor.empty
-//       CHECK:   return
+//       CHECK:   %[[LOOP:.+]]:2 = scf.for %[[N:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[SUMS]], %[[COLS:.+]] = %[[EMPTY]])
+//       CHECK:     %[[V:.+]] = tensor.expand_shape %[[COLS]] {{\[}}[0], [1, 2, 3], [4, 5]] output_shape [2, 2, 3, 3, 4, 4]
+//       CHECK:     %[[C:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%[[V]] : tensor<2x2x3x3x4x4xf32>)
+//       CHECK:       tensor.extract %[[X]][%[[N]],
+//       CHECK:       arith.select
+//       CHECK:     %[[M:.+]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<2x2x3x3x4x4xf32> into tensor<2x18x16xf32>
+//       CHECK:     %[[Y:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0] [1, 2, 3, 16] [1, 1, 1, 1] : tensor<2x2x3x16xf32> to tensor<2x3x16xf32>
+//       CHECK:     %[[P:.+]] = linalg.generic {indexing_maps = [#[[KERNEL]], #[[COLUMNS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+//  CHECK-SAME:       ins(%[[KM]], %[[M]] : tensor<2x3x18xf32>, tensor<2x18x16xf32>) outs(%[[Y]] : tensor<2x3x16xf32>)
+//       CHECK:     %[[NEXT:.+]] = tensor.insert_slice %[[P]] into %[[ACC]][%[[N]], 0, 0, 0]
+//       CHECK:     scf.yield %[[NEXT]], %[[M]]
+//       CHECK:   tensor.expand_shape %[[LOOP]]#0
+//   CHECK-NOT:   tensor.pad
 // CHECK-LABEL: func.func @conv_columns_input_grad
+//       CHECK:   %[[ZEROS:.+]] = linalg.fill {{.*}} -> tensor<2x2x2x9x9xf32>
+//       CHECK:   %[[WINDOWS:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0, 0] [2, 1, 2, 3, 3] [1, 1, 1, 1, 1] : tensor<2x3x2x3x3xf32> to tensor<2x2x3x3xf32>
 //       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x16xf32>
-//       CHECK:   %[[Z0:.+]] = linalg.fill {{.*}} outs(%[[EMPTY]] : tensor<2x18x16xf32>)
-//       CHECK:   %[[D0:.+]] = linalg.generic {indexing_maps = [#[[KERNELT]], #[[COLUMNS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-//  CHECK-SAME:     outs(%[[Z0]] : tensor<2x18x16xf32>)
-//       CHECK:   %[[DV0:.+]] = tensor.expand_shape %[[D0]] {{\[}}[0], [1, 2, 3], [4, 5]]
-//       CHECK:   linalg.generic {indexing_maps = [#[[WINDOW]], #[[IMAGE]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
-//  CHECK-SAME:     outs(%{{.+}} : tensor<2x2x9x9xf32>)
-//       CHECK:     arith.remsi
-//       CHECK:     tensor.extract %[[DV0]]
-//       CHECK:   tensor.insert_slice
-//       CHECK:   linalg.fill {{.*}} outs(%[[D0]] : tensor<2x18x16xf32>)
-//   CHECK-NOT:   tensor.empty
-//       CHECK:   return
+//       CHECK:   scf.for %[[N:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZEROS]], %[[COLS:.+]] = %[[EMPTY]])
+//       CHECK:     %[[Z:.+]] = linalg.fill {{.*}} outs(%[[COLS]] : tensor<2x18x16xf32>)
+//       CHECK:     %[[D:.+]] = linalg.generic {indexing_maps = [#[[KERNELT]], #[[COLUMNS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+//  CHECK-SAME:       outs(%[[Z]] : tensor<2x18x16xf32>)
+//       CHECK:     %[[XN:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0, 0] [1, 2, 2, 9, 9]
+//       CHECK:     %[[DV:.+]] = tensor.expand_shape %[[D]] {{\[}}[0], [1, 2, 3], [4, 5]]
+//       CHECK:     %[[G:.+]] = linalg.generic {indexing_maps = [#[[WINDOW]], #[[IMAGE]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+//  CHECK-SAME:       ins(%[[WINDOWS]] : tensor<2x2x3x3xf32>) outs(%[[XN]] : tensor<2x2x9x9xf32>)
+//       CHECK:       arith.remsi
+//       CHECK:       tensor.extract %[[DV]]
+//       CHECK:     %[[NEXT:.+]] = tensor.insert_slice %[[G]] into %[[ACC]][%[[N]], 0, 0, 0, 0]
+//       CHECK:     scf.yield %[[NEXT]], %[[D]]
 // CHECK-LABEL: func.func @conv_columns_weight_grad
 //       CHECK:   %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<2x3x18xf32>
-//       CHECK:   tensor.empty() : tensor<2x18x16xf32>
-//       CHECK:   %[[M0:.+]] = tensor.collapse_shape
-//       CHECK:   %[[G0:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [1, 2, 3, 16]
-//       CHECK:   %[[S0:.+]] = linalg.generic {indexing_maps = [#[[KERNEL]], #[[COLUMNST]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-//  CHECK-SAME:     ins(%[[G0]], %[[M0]] : tensor<2x3x16xf32>, tensor<2x18x16xf32>) outs(%[[ZERO]] : tensor<2x3x18xf32>)
-//       CHECK:   %[[S1:.+]] = linalg.generic {indexing_maps = [#[[KERNEL]], #[[COLUMNST]], #[[OUT]]], {{.*}} outs(%[[S0]] : tensor<2x3x18xf32>)
-//       CHECK:   tensor.collapse_shape %[[S1]] {{\[}}[0, 1], [2]] : tensor<2x3x18xf32> into tensor<6x18xf32>
-func.func @conv_columns(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x6x4x4xf32> {
-  %y = ckpt.conv2d %x, %w stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
-      : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x4x4xf32>
+//       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x16xf32>
+//       CHECK:   %[[LOOP:.+]]:2 = scf.for %[[N:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZERO]], %[[COLS:.+]] = %[[EMPTY]])
+//       CHECK:     %[[M:.+]] = tensor.collapse_shape
+//       CHECK:     %[[GN:.+]] = tensor.extract_slice %{{.+}}[%[[N]], 0, 0, 0] [1, 2, 3, 16]
+//       CHECK:     %[[S:.+]] = linalg.generic {indexing_maps = [#[[KERNEL]], #[[COLUMNST]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+//  CHECK-SAME:       ins(%[[GN]], %[[M]] : tensor<2x3x16xf32>, tensor<2x18x16xf32>) outs(%[[ACC]] : tensor<2x3x18xf32>)
+//       CHECK:     scf.yield %[[S]], %[[M]]
+//       CHECK:   tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0, 1], [2]] : tensor<2x3x18xf32> into tensor<6x18xf32>
+func.func @conv_columns(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x4x4xf32> {
+  %y = ckpt.conv2d %x, %w bias %b stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
+      : (tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32>, tensor<6xf32>) -> tensor<2x6x4x4xf32>
   return %y : tensor<2x6x4x4xf32>
 }
 func.func @conv_columns_input_grad(%dy: tensor<2x6x4x4xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x4x9x9xf32> {

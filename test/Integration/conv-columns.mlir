@@ -11,10 +11,11 @@
 // CHECK: peak bytes: measured [[PEAK:[0-9]+]] (inputs {{[0-9]+}} + heap {{[0-9]+}}), simulated [[PEAK]] (+0.00%)
 // CHECK: gradient check: passed
 
-// Per image (3): the two convolutions of the forward function and of the
-// step, the input gradient of the second (the first's input needs none),
-// and both weight gradients: 7 x 3 products.
-// CALLS-COUNT-21: llvm.call @ckptGemmF64
+// One product per op, called once per image (3) in a loop: the two
+// convolutions of the forward function and of the step, the input
+// gradient of the second (the first's input needs none), and both weight
+// gradients.
+// CALLS-COUNT-7: llvm.call @ckptGemmF64
 // CALLS-NOT: llvm.call @ckptGemmF64
 
 // The peak is at the first weight gradient, whose temporaries are its

@@ -9,10 +9,11 @@
 // CHECK: peak bytes: measured [[PEAK:[0-9]+]] (inputs {{[0-9]+}} + heap {{[0-9]+}}), simulated [[PEAK]] (+0.00%)
 // CHECK: gradient check: passed
 
-// The two convolutions of the forward function and of the step, the input
-// gradient of the second (the first's input needs none), and both weight
-// gradients, one product per image (2 images).
-// CALLS-COUNT-9: llvm.call @ckptGemmF64
+// The two convolutions of the forward function and of the step (one
+// product each over the batch), the input gradient of the second (the
+// first's input needs none), and both weight gradients (one product each,
+// called once per image in a loop).
+// CALLS-COUNT-7: llvm.call @ckptGemmF64
 // CALLS-NOT: llvm.call @ckptGemmF64
 
 func.func @f(%x: tensor<2x8x5x6xf64>, %w: tensor<4x8x1x1xf64> {ckpt.param},

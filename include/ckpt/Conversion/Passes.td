@@ -148,6 +148,9 @@ def CkptGpuMapLoopsPass : Pass<"ckpt-gpu-map-loops", "::mlir::func::FuncOp"> {
       one thread;
     - parallel loops nested inside a kernel run sequentially in their
       thread;
+    - an `scf.for` that calls a function (a convolution's loop over
+      images around its GEMM calls) stays on the host, and its body is
+      mapped the same way;
     - constants (`memref.get_global`, with the views taken of them) are
       moved into the kernels that read them, so kernel outlining copies the
       globals into the GPU module instead of passing host addresses.

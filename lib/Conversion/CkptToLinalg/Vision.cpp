@@ -1,16 +1,16 @@
 //===- Vision.cpp - conv2d, pooling, upsampling, batch_norm -> linalg -----===//
 //
-// Convolutions, for batches of up to 64 images, are matrix products (BLAS
-// calls after ckpt-gemm-to-calls): pointwise ones on views of the images,
-// the others per image on its columns (im2col) in one scratch buffer, whose
-// input gradient goes back to the image as a gather. Larger batches, pooling
-// and the other windowed ops are gathers: one linalg.generic over the
-// elements it writes and the kernel offsets it sums over, reading images
-// with tensor.extract at computed positions. Padding needs no padded copy,
-// and gradients that are scatters in PyTorch (conv2d input, pooling) sum
-// in a fixed order with no write conflicts. batch_norm is layer_norm's
-// arithmetic over every dimension but the channels, with PyTorch's
-// accumulation: f32 sums per channel run in f64.
+// Convolutions are matrix products (BLAS calls after ckpt-gemm-to-calls):
+// pointwise ones on views of the images, the others in a loop over the
+// images on each image's columns (im2col) in one scratch buffer, whose
+// input gradient goes back to the image as a gather. Pooling and the
+// other windowed ops are gathers: one linalg.generic over the elements it
+// writes and the window offsets it sums over, reading images with
+// tensor.extract at computed positions. Padding needs no padded copy, and
+// gradients that are scatters in PyTorch (col2im, pooling) sum in a fixed
+// order with no write conflicts. batch_norm is layer_norm's arithmetic
+// over every dimension but the channels, with PyTorch's accumulation: f32
+// sums per channel run in f64.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
@@ -244,18 +245,18 @@ Value groupKernels(OpBuilder &b, Location loc, Value weight, int64_t groups) {
 
 /// The offsets, sizes and strides of image `n` of a batch of `type`.
 struct ImageSlice {
-  ImageSlice(OpBuilder &b, RankedTensorType type, int64_t n)
+  ImageSlice(OpBuilder &b, RankedTensorType type, Value n)
       : offsets(type.getRank(), b.getIndexAttr(0)),
         sizes(getAsIndexOpFoldResult(b.getContext(), type.getShape())),
         strides(type.getRank(), b.getIndexAttr(1)) {
-    offsets[0] = b.getIndexAttr(n);
+    offsets[0] = n;
     sizes[0] = b.getIndexAttr(1);
   }
   SmallVector<OpFoldResult> offsets, sizes, strides;
 };
 
 /// Image `n` of `batch` ([N, ...]), without the batch dimension: a view.
-Value extractImage(OpBuilder &b, Location loc, Value batch, int64_t n) {
+Value extractImage(OpBuilder &b, Location loc, Value batch, Value n) {
   auto type = cast<RankedTensorType>(batch.getType());
   ImageSlice slice(b, type, n);
   return tensor::ExtractSliceOp::create(
@@ -267,10 +268,30 @@ Value extractImage(OpBuilder &b, Location loc, Value batch, int64_t n) {
 
 /// `batch` with image `n` replaced by `image`, written in place.
 Value insertImage(OpBuilder &b, Location loc, Value image, Value batch,
-                  int64_t n) {
+                  Value n) {
   ImageSlice slice(b, cast<RankedTensorType>(batch.getType()), n);
   return tensor::InsertSliceOp::create(b, loc, image, batch, slice.offsets,
                                        slice.sizes, slice.strides);
+}
+
+/// The body of the loop over the images: gets the builder, the image index
+/// and the loop-carried values, returns their next values.
+using ImageBody = llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                        Value, ValueRange)>;
+
+/// One scf.for over the `images` images, in order, carrying `initial`
+/// (the results and the columns, each updated in place): the products of
+/// one image after another, without unrolling.
+scf::ForOp forEachImage(OpBuilder &b, Location loc, int64_t images,
+                        ValueRange initial, ImageBody body) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value count = arith::ConstantIndexOp::create(b, loc, images);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  return scf::ForOp::create(
+      b, loc, zero, count, one, initial,
+      [&](OpBuilder &nb, Location l, Value n, ValueRange carried) {
+        scf::YieldOp::create(nb, l, body(nb, l, n, carried));
+      });
 }
 
 /// The columns of image `n` of `input` ([N, C, H, W]), written into
@@ -279,7 +300,7 @@ Value insertImage(OpBuilder &b, Location loc, Value image, Value batch,
 /// kernel offset (kh, kw) of channel cg, or zero in the padding. Writing
 /// each image's columns over the last image's keeps one buffer.
 Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
-                   Value input, int64_t n, Value into) {
+                   Value input, Value n, Value into) {
   RankedTensorType windows = conv.windowsType();
   Value view =
       tensor::ExpandShapeOp::create(b, loc, windows, into, windowsOfColumns());
@@ -294,7 +315,7 @@ Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
             Value w = conv.inputPosition(ix, 1, ix.loop(5), ix.loop(3));
             Value channel =
                 ix.add(ix.mul(ix.loop(0), conv.channelsPerGroup), ix.loop(1));
-            Value x = readClamped(ix, input, ix.constant(n), channel, h, w);
+            Value x = readClamped(ix, input, n, channel, h, w);
             Value inside =
                 ix.both(ix.inRange(h, conv.height), ix.inRange(w, conv.width));
             linalg::YieldOp::create(nb, l,
@@ -400,8 +421,7 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
     init = filledTensor(rewriter, loc, grouped, 0.0);
   }
   Value input = op.getInput();
-  switch (op.getAlgorithm()) {
-  case ConvAlgorithm::Pointwise: {
+  if (op.getAlgorithm() == ConvAlgorithm::Pointwise) {
     Value kernel = kernelMatrix(rewriter, loc, op.getWeight());
     Value images = mergePositions(rewriter, loc, input);
     Value sums =
@@ -411,54 +431,27 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
     return SmallVector<Value>{tensor::ExpandShapeOp::create(
         rewriter, loc, result, sum, mergePair(4, 2))};
   }
-  case ConvAlgorithm::Columns: {
-    // Per image and group, [OC/G, C/G * KH * KW] x its columns; loops
-    // g, o, p | k.
-    Value kernels = groupKernels(rewriter, loc, op.getWeight(), conv.groups);
-    Value sums =
-        tensor::CollapseShapeOp::create(rewriter, loc, init, mergePair(5, 3));
-    SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 1, 3}),
-                                   loopsMap(context, 4, {0, 3, 2}),
-                                   loopsMap(context, 4, {0, 1, 2})};
-    Value columns = emptyTensor(rewriter, loc, conv.columnsType());
-    for (int64_t n = 0; n < result.getDimSize(0); ++n) {
-      columns = imageColumns(rewriter, loc, conv, input, n, columns);
-      Value image =
-          buildContraction(rewriter, loc, kernels, columns,
-                           extractImage(rewriter, loc, sums, n), maps, {3});
-      sums = insertImage(rewriter, loc, image, sums, n);
-    }
-    Value sum = tensor::ExpandShapeOp::create(rewriter, loc, grouped, sums,
-                                              mergePair(5, 3));
-    return SmallVector<Value>{mergeGroups(rewriter, loc, sum, 1)};
-  }
-  case ConvAlgorithm::Gather:
-    break;
-  }
-  // Loops n, g, o, oh, ow | cg, kh, kw over a [N, G, OC/G, OH, OW] result:
-  // output channel g * OC/G + o reads input channel g * C/G + cg.
-  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
-  SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 2, 5, 6, 7}),
-                                 loopsMap(context, 8, {0, 1, 2, 3, 4})};
-  Value sum =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{grouped}, ValueRange{weight},
-          ValueRange{init}, maps, iterators(5, 3),
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            IndexBuilder ix{b, l};
-            ScalarBuilder s{b, l, grouped.getElementType()};
-            Value h = conv.inputPosition(ix, 0, ix.loop(3), ix.loop(6));
-            Value w = conv.inputPosition(ix, 1, ix.loop(4), ix.loop(7));
-            Value channel =
-                ix.add(ix.mul(ix.loop(1), conv.channelsPerGroup), ix.loop(5));
-            Value x = readClamped(ix, input, ix.loop(0), channel, h, w);
-            Value inside =
-                ix.both(ix.inRange(h, conv.height), ix.inRange(w, conv.width));
-            Value acc = args[1];
-            linalg::YieldOp::create(
-                b, l, s.select(inside, s.add(acc, s.mul(x, args[0])), acc));
-          })
-          .getResult(0);
+  // Per image and group, [OC/G, C/G * KH * KW] x its columns; loops
+  // g, o, p | k.
+  Value kernels = groupKernels(rewriter, loc, op.getWeight(), conv.groups);
+  Value sums =
+      tensor::CollapseShapeOp::create(rewriter, loc, init, mergePair(5, 3));
+  SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 1, 3}),
+                                 loopsMap(context, 4, {0, 3, 2}),
+                                 loopsMap(context, 4, {0, 1, 2})};
+  scf::ForOp loop = forEachImage(
+      rewriter, loc, result.getDimSize(0),
+      {sums, emptyTensor(rewriter, loc, conv.columnsType())},
+      [&](OpBuilder &b, Location l, Value n, ValueRange carried) {
+        Value columns = imageColumns(b, l, conv, input, n, carried[1]);
+        Value image =
+            buildContraction(b, l, kernels, columns,
+                             extractImage(b, l, carried[0], n), maps, {3});
+        return SmallVector<Value>{insertImage(b, l, image, carried[0], n),
+                                  columns};
+      });
+  Value sum = tensor::ExpandShapeOp::create(rewriter, loc, grouped,
+                                            loop.getResult(0), mergePair(5, 3));
   return SmallVector<Value>{mergeGroups(rewriter, loc, sum, 1)};
 }
 
@@ -469,11 +462,8 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
   RankedTensorType result = op.getType();
   ConvGeometry conv(op, result, op.getWeight().getType(),
                     op.getGrad().getType());
-  RankedTensorType grouped = splitDim(result, 1, conv.groups);
-  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
   Value grad = op.getGrad();
-  switch (op.getAlgorithm()) {
-  case ConvAlgorithm::Pointwise: {
+  if (op.getAlgorithm() == ConvAlgorithm::Pointwise) {
     Value kernel = kernelMatrix(rewriter, loc, op.getWeight());
     Value grads = mergePositions(rewriter, loc, grad);
     Value zeros =
@@ -483,134 +473,81 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
     return SmallVector<Value>{tensor::ExpandShapeOp::create(
         rewriter, loc, result, sum, mergePair(4, 2))};
   }
-  case ConvAlgorithm::Columns: {
-    // Per image and group, the columns' gradient [C/G * KH * KW, OH * OW]
-    // = kernel^T x the output's gradient (loops g, k, p | o), then added
-    // back into the image's positions.
-    Value sums = filledTensor(rewriter, loc, grouped, 0.0);
-    Value kernels = groupKernels(rewriter, loc, op.getWeight(), conv.groups);
-    Value grads = groupPositions(rewriter, loc, grad, conv.groups);
-    SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 3, 1}),
-                                   loopsMap(context, 4, {0, 3, 2}),
-                                   loopsMap(context, 4, {0, 1, 2})};
-    Value windows = kernelWindows(rewriter, loc, conv, weight);
-    Value columns = emptyTensor(rewriter, loc, conv.columnsType());
-    Value zero = ScalarBuilder{rewriter, loc, conv.element}.constant(0.0);
-    for (int64_t n = 0; n < result.getDimSize(0); ++n) {
-      columns =
-          linalg::FillOp::create(rewriter, loc, zero, columns).getResult(0);
-      columns = buildContraction(rewriter, loc, kernels,
-                                 extractImage(rewriter, loc, grads, n), columns,
-                                 maps, {3});
-      Value image = addColumnsToImage(rewriter, loc, conv, columns, windows,
-                                      extractImage(rewriter, loc, sums, n));
-      sums = insertImage(rewriter, loc, image, sums, n);
-    }
-    return SmallVector<Value>{mergeGroups(rewriter, loc, sums, 1)};
-  }
-  case ConvAlgorithm::Gather:
-    break;
-  }
-  // Loops n, g, cg, h, w | o, kh, kw over a [N, G, C/G, H, W] result: each
-  // input position gathers the gradients of the outputs that read it.
-  SmallVector<AffineMap> maps = {loopsMap(context, 8, {1, 5, 2, 6, 7}),
-                                 loopsMap(context, 8, {0, 1, 2, 3, 4})};
-  Value sum =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{grouped}, ValueRange{weight},
-          ValueRange{filledTensor(rewriter, loc, grouped, 0.0)}, maps,
-          iterators(5, 3),
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            IndexBuilder ix{b, l};
-            ScalarBuilder s{b, l, grouped.getElementType()};
-            auto [oh, rowHit] = windowOrigin(
-                ix, ix.loop(3), ix.mul(ix.loop(6), conv.dilation[0]),
-                conv.padding[0], conv.stride[0], conv.outHeight);
-            auto [ow, columnHit] = windowOrigin(
-                ix, ix.loop(4), ix.mul(ix.loop(7), conv.dilation[1]),
-                conv.padding[1], conv.stride[1], conv.outWidth);
-            Value channel = ix.add(ix.mul(ix.loop(1), conv.outChannelsPerGroup),
-                                   ix.loop(5));
-            Value dy = readClamped(ix, grad, ix.loop(0), channel, oh, ow);
-            Value acc = args[1];
-            linalg::YieldOp::create(b, l,
-                                    s.select(ix.both(rowHit, columnHit),
-                                             s.add(acc, s.mul(dy, args[0])),
-                                             acc));
-          })
-          .getResult(0);
-  return SmallVector<Value>{mergeGroups(rewriter, loc, sum, 1)};
+  // Per image and group, the columns' gradient [C/G * KH * KW, OH * OW]
+  // = kernel^T x the output's gradient (loops g, k, p | o), then added
+  // back into the image's positions.
+  RankedTensorType grouped = splitDim(result, 1, conv.groups);
+  Value sums = filledTensor(rewriter, loc, grouped, 0.0);
+  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
+  Value windows = kernelWindows(rewriter, loc, conv, weight);
+  Value kernels = groupKernels(rewriter, loc, op.getWeight(), conv.groups);
+  Value grads = groupPositions(rewriter, loc, grad, conv.groups);
+  SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 3, 1}),
+                                 loopsMap(context, 4, {0, 3, 2}),
+                                 loopsMap(context, 4, {0, 1, 2})};
+  scf::ForOp loop = forEachImage(
+      rewriter, loc, result.getDimSize(0),
+      {sums, emptyTensor(rewriter, loc, conv.columnsType())},
+      [&](OpBuilder &b, Location l, Value n, ValueRange carried) {
+        Value zero = ScalarBuilder{b, l, conv.element}.constant(0.0);
+        Value columns =
+            linalg::FillOp::create(b, l, zero, carried[1]).getResult(0);
+        columns = buildContraction(b, l, kernels, extractImage(b, l, grads, n),
+                                   columns, maps, {3});
+        Value image = addColumnsToImage(b, l, conv, columns, windows,
+                                        extractImage(b, l, carried[0], n));
+        return SmallVector<Value>{insertImage(b, l, image, carried[0], n),
+                                  columns};
+      });
+  return SmallVector<Value>{mergeGroups(rewriter, loc, loop.getResult(0), 1)};
 }
 
 FailureOr<SmallVector<Value>> lowerConv2dWeightGrad(Conv2dWeightGradOp op,
                                                     PatternRewriter &rewriter) {
+  // The sum over images n of grad[n] [OC/G, OH * OW] x columns[n]^T per
+  // group (loops g, o, k | p), each product accumulating into the last in
+  // image order. A pointwise convolution's columns are its image.
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
   ConvGeometry conv(op, op.getInput().getType(), result,
                     op.getGrad().getType());
   Value input = op.getInput();
-  ConvAlgorithm algorithm = op.getAlgorithm();
-  if (algorithm != ConvAlgorithm::Gather) {
-    // The sum over images n of grad[n] [OC/G, OH * OW] x columns[n]^T per
-    // group (loops g, o, k | p), each product accumulating into the last
-    // in image order. A pointwise convolution's columns are its image.
-    auto kernelsType = RankedTensorType::get(
-        {conv.groups, conv.outChannelsPerGroup,
-         conv.channelsPerGroup * conv.kernelHeight * conv.kernelWidth},
-        conv.element);
-    Value sum = filledTensor(rewriter, loc, kernelsType, 0.0);
-    Value grads = groupPositions(rewriter, loc, op.getGrad(), conv.groups);
-    SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 1, 3}),
-                                   loopsMap(context, 4, {0, 2, 3}),
-                                   loopsMap(context, 4, {0, 1, 2})};
-    bool pointwise = algorithm == ConvAlgorithm::Pointwise;
-    Value images, columns;
-    if (pointwise)
-      images = groupPositions(rewriter, loc, input, 1);
-    else
-      columns = emptyTensor(rewriter, loc, conv.columnsType());
-    for (int64_t n = 0; n < op.getInput().getType().getDimSize(0); ++n) {
-      columns = pointwise
-                    ? extractImage(rewriter, loc, images, n)
-                    : imageColumns(rewriter, loc, conv, input, n, columns);
-      sum =
-          buildContraction(rewriter, loc, extractImage(rewriter, loc, grads, n),
-                           columns, sum, maps, {3});
-    }
-    Value matrix = tensor::CollapseShapeOp::create(
-        rewriter, loc, sum, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
-    return SmallVector<Value>{tensor::ExpandShapeOp::create(
-        rewriter, loc, result, matrix,
-        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}})};
-  }
-  // Loops g, o, cg, kh, kw | n, oh, ow over a [G, OC/G, C/G, KH, KW]
-  // result.
-  RankedTensorType grouped = splitDim(result, 0, conv.groups);
-  Value grad = splitGroups(rewriter, loc, op.getGrad(), 1, conv.groups);
-  SmallVector<AffineMap> maps = {loopsMap(context, 8, {5, 0, 1, 6, 7}),
-                                 loopsMap(context, 8, {0, 1, 2, 3, 4})};
-  Value sum =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{grouped}, ValueRange{grad},
-          ValueRange{filledTensor(rewriter, loc, grouped, 0.0)}, maps,
-          iterators(5, 3),
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            IndexBuilder ix{b, l};
-            ScalarBuilder s{b, l, grouped.getElementType()};
-            Value h = conv.inputPosition(ix, 0, ix.loop(6), ix.loop(3));
-            Value w = conv.inputPosition(ix, 1, ix.loop(7), ix.loop(4));
-            Value channel =
-                ix.add(ix.mul(ix.loop(0), conv.channelsPerGroup), ix.loop(2));
-            Value x = readClamped(ix, input, ix.loop(5), channel, h, w);
-            Value inside =
-                ix.both(ix.inRange(h, conv.height), ix.inRange(w, conv.width));
-            Value acc = args[1];
-            linalg::YieldOp::create(
-                b, l, s.select(inside, s.add(acc, s.mul(args[0], x)), acc));
-          })
-          .getResult(0);
-  return SmallVector<Value>{mergeGroups(rewriter, loc, sum, 0)};
+  auto kernelsType = RankedTensorType::get(
+      {conv.groups, conv.outChannelsPerGroup,
+       conv.channelsPerGroup * conv.kernelHeight * conv.kernelWidth},
+      conv.element);
+  Value sum = filledTensor(rewriter, loc, kernelsType, 0.0);
+  Value grads = groupPositions(rewriter, loc, op.getGrad(), conv.groups);
+  SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 1, 3}),
+                                 loopsMap(context, 4, {0, 2, 3}),
+                                 loopsMap(context, 4, {0, 1, 2})};
+  bool pointwise = op.getAlgorithm() == ConvAlgorithm::Pointwise;
+  SmallVector<Value> initial = {sum};
+  Value images;
+  if (pointwise)
+    images = groupPositions(rewriter, loc, input, 1);
+  else
+    initial.push_back(emptyTensor(rewriter, loc, conv.columnsType()));
+  scf::ForOp loop = forEachImage(
+      rewriter, loc, op.getInput().getType().getDimSize(0), initial,
+      [&](OpBuilder &b, Location l, Value n, ValueRange carried) {
+        Value columns = pointwise
+                            ? extractImage(b, l, images, n)
+                            : imageColumns(b, l, conv, input, n, carried[1]);
+        SmallVector<Value> next = {
+            buildContraction(b, l, extractImage(b, l, grads, n), columns,
+                             carried[0], maps, {3})};
+        if (!pointwise)
+          next.push_back(columns);
+        return next;
+      });
+  Value matrix = tensor::CollapseShapeOp::create(
+      rewriter, loc, loop.getResult(0),
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  return SmallVector<Value>{tensor::ExpandShapeOp::create(
+      rewriter, loc, result, matrix,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}})};
 }
 
 //===----------------------------------------------------------------------===//

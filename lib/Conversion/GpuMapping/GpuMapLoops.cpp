@@ -3,7 +3,8 @@
 // Rewrites the top level of a bufferized, loop-level function so that every
 // memory access sits in a parallel loop mapped to GPU blocks and threads
 // (what convert-parallel-loops-to-gpu turns into kernels); the host keeps
-// only allocation, deallocation, views and launches.
+// only allocation, deallocation, views, launches, calls, and the loops
+// around calls (a convolution's loop over images), mapped the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -278,6 +279,74 @@ void eraseDeadHostValues(Block &body) {
   }
 }
 
+/// Whether `op` is a loop the host runs: an scf.for whose body calls a
+/// function (a convolution's loop over images, whose GEMMs launch their own
+/// device work); its body is mapped like the function's.
+bool isHostLoop(Operation *op) {
+  auto loop = dyn_cast<scf::ForOp>(op);
+  return loop && loop->getNumResults() == 0 &&
+         loop->walk([](func::CallOp) { return WalkResult::interrupt(); })
+             .wasInterrupted();
+}
+
+/// Maps the ops of `body` (the function's, or a host loop's) to kernels.
+LogicalResult mapBlock(Block &body, int64_t threadsPerBlock) {
+  for (auto copy : llvm::to_vector(body.getOps<memref::CopyOp>()))
+    buildCopyLoop(copy);
+
+  // Kernels: the top-level parallel loops, then runs of other ops that
+  // touch memory.
+  for (auto loop : llvm::to_vector(body.getOps<scf::ParallelOp>()))
+    if (failed(flattenAndMap(loop, threadsPerBlock)))
+      return failure();
+  // Runs of ops that write memory (a full reduction's scf.for, a store)
+  // become kernels of one thread; read-only ops between them do not break
+  // a run, host loops do.
+  SmallVector<std::pair<Operation *, Operation *>> runs;
+  Operation *runStart = nullptr, *runEnd = nullptr;
+  for (Operation &op : body) {
+    if (isReadOnly(&op))
+      continue;
+    bool hostLoop = isHostLoop(&op);
+    if (hostLoop &&
+        failed(mapBlock(*cast<scf::ForOp>(op).getBody(), threadsPerBlock)))
+      return failure();
+    if (hostLoop || isHostOp(&op) || isa<scf::ParallelOp>(op)) {
+      if (runStart)
+        runs.push_back({runStart, runEnd});
+      runStart = runEnd = nullptr;
+      continue;
+    }
+    if (!runStart)
+      runStart = &op;
+    runEnd = &op;
+  }
+  if (runStart)
+    runs.push_back({runStart, runEnd});
+  for (auto [first, last] : runs)
+    wrapInSingleThread(first, last);
+
+  for (auto kernel : llvm::to_vector(body.getOps<scf::ParallelOp>())) {
+    // Loops inside a thread run sequentially.
+    SmallVector<scf::ParallelOp> nested;
+    kernel.walk([&](scf::ParallelOp loop) {
+      if (!loop->hasAttr(gpu::getMappingAttrName()))
+        nested.push_back(loop);
+    });
+    for (scf::ParallelOp loop : nested)
+      if (failed(makeSequential(loop)))
+        return failure();
+    // Scalars loaded on the host for kernels (the random state's seed and
+    // counter) and constant globals are read by each kernel instead.
+    sinkIntoKernel(kernel);
+  }
+  eraseDeadHostValues(body);
+  for (auto load : body.getOps<memref::LoadOp>())
+    return load.emitError("a value read from memory is used on the host, "
+                          "where the GPU step cannot read device memory");
+  return success();
+}
+
 struct CkptGpuMapLoopsPass
     : public ckpt::impl::CkptGpuMapLoopsPassBase<CkptGpuMapLoopsPass> {
   using Base::Base;
@@ -291,58 +360,8 @@ struct CkptGpuMapLoopsPass
                        << threadsPerBlock.getValue();
       return signalPassFailure();
     }
-    Block &body = func.getBody().front();
-    for (auto copy : llvm::to_vector(body.getOps<memref::CopyOp>()))
-      buildCopyLoop(copy);
-
-    // Kernels: the top-level parallel loops, then runs of other ops that
-    // touch memory.
-    for (auto loop : llvm::to_vector(body.getOps<scf::ParallelOp>()))
-      if (failed(flattenAndMap(loop, threadsPerBlock)))
-        return signalPassFailure();
-    // Runs of ops that write memory (a full reduction's scf.for, a store)
-    // become kernels of one thread; read-only ops between them do not
-    // break a run.
-    SmallVector<std::pair<Operation *, Operation *>> runs;
-    Operation *runStart = nullptr, *runEnd = nullptr;
-    for (Operation &op : body) {
-      if (isReadOnly(&op))
-        continue;
-      if (isHostOp(&op) || isa<scf::ParallelOp>(op)) {
-        if (runStart)
-          runs.push_back({runStart, runEnd});
-        runStart = runEnd = nullptr;
-        continue;
-      }
-      if (!runStart)
-        runStart = &op;
-      runEnd = &op;
-    }
-    if (runStart)
-      runs.push_back({runStart, runEnd});
-    for (auto [first, last] : runs)
-      wrapInSingleThread(first, last);
-
-    for (auto kernel : llvm::to_vector(body.getOps<scf::ParallelOp>())) {
-      // Loops inside a thread run sequentially.
-      SmallVector<scf::ParallelOp> nested;
-      kernel.walk([&](scf::ParallelOp loop) {
-        if (!loop->hasAttr(gpu::getMappingAttrName()))
-          nested.push_back(loop);
-      });
-      for (scf::ParallelOp loop : nested)
-        if (failed(makeSequential(loop)))
-          return signalPassFailure();
-      // Scalars loaded on the host for kernels (the random state's seed
-      // and counter) and constant globals are read by each kernel instead.
-      sinkIntoKernel(kernel);
-    }
-    eraseDeadHostValues(body);
-    for (auto load : body.getOps<memref::LoadOp>()) {
-      load.emitError("a value read from memory is used on the host, where "
-                     "the GPU step cannot read device memory");
-      return signalPassFailure();
-    }
+    if (failed(mapBlock(func.getBody().front(), threadsPerBlock)))
+      signalPassFailure();
   }
 };
 

@@ -312,32 +312,25 @@ uint64_t BatchNormGradOp::getScratchBytes() {
 // The number of elements tied for the maximum, per output element.
 uint64_t ReduceMaxGradOp::getScratchBytes() { return bytes(getOutput()); }
 
-/// The lowering of a convolution whose image is `image` ([N, C, H, W]),
-/// kernel `weight` ([OC, C / groups, KH, KW]) and output `output`
-/// ([N, OC, OH, OW]). A pointwise forward and input gradient are one
-/// batched product; the other lowerings unroll over the images, so larger
-/// batches are gathered.
-static ConvAlgorithm
-convAlgorithm(RankedTensorType image, RankedTensorType weight,
-              RankedTensorType output, ArrayRef<int64_t> stride,
-              ArrayRef<int64_t> padding, int64_t groups, bool weightGradient) {
-  if (!image.hasStaticShape() || !weight.hasStaticShape() ||
-      !output.hasStaticShape())
-    return ConvAlgorithm::Gather;
+/// The lowering of a convolution with kernel `weight` ([OC, C / groups,
+/// KH, KW]).
+static ConvAlgorithm convAlgorithm(RankedTensorType weight,
+                                   ArrayRef<int64_t> stride,
+                                   ArrayRef<int64_t> padding, int64_t groups) {
   bool pointwise = groups == 1 && weight.getDimSize(2) == 1 &&
                    weight.getDimSize(3) == 1 && stride[0] == 1 &&
                    stride[1] == 1 && padding[0] == 0 && padding[1] == 0;
-  if (pointwise && !weightGradient)
-    return ConvAlgorithm::Pointwise;
-  if (image.getDimSize(0) > kMostConvImagesUnrolled)
-    return ConvAlgorithm::Gather;
   return pointwise ? ConvAlgorithm::Pointwise : ConvAlgorithm::Columns;
 }
 
 /// Bytes of one image's columns: every kernel offset of every input
-/// channel, for every output position.
+/// channel, for every output position (0 for unknown sizes, which are not
+/// lowered).
 static uint64_t columnBytes(RankedTensorType image, RankedTensorType weight,
                             RankedTensorType output) {
+  if (!image.hasStaticShape() || !weight.hasStaticShape() ||
+      !output.hasStaticShape())
+    return 0;
   uint64_t rows = times(image.getDimSize(1),
                         times(weight.getDimSize(2), weight.getDimSize(3)));
   uint64_t positions = times(output.getDimSize(2), output.getDimSize(3));
@@ -346,19 +339,15 @@ static uint64_t columnBytes(RankedTensorType image, RankedTensorType weight,
 }
 
 ConvAlgorithm Conv2dOp::getAlgorithm() {
-  return convAlgorithm(getInput().getType(), getWeight().getType(), getType(),
-                       getStride(), getPadding(), getGroups(),
-                       /*weightGradient=*/false);
+  return convAlgorithm(getWeight().getType(), getStride(), getPadding(),
+                       getGroups());
 }
 ConvAlgorithm Conv2dInputGradOp::getAlgorithm() {
-  return convAlgorithm(getType(), getWeight().getType(), getGrad().getType(),
-                       getStride(), getPadding(), getGroups(),
-                       /*weightGradient=*/false);
+  return convAlgorithm(getWeight().getType(), getStride(), getPadding(),
+                       getGroups());
 }
 ConvAlgorithm Conv2dWeightGradOp::getAlgorithm() {
-  return convAlgorithm(getInput().getType(), getType(), getGrad().getType(),
-                       getStride(), getPadding(), getGroups(),
-                       /*weightGradient=*/true);
+  return convAlgorithm(getType(), getStride(), getPadding(), getGroups());
 }
 uint64_t Conv2dOp::getColumnBytes() {
   return columnBytes(getInput().getType(), getWeight().getType(), getType());

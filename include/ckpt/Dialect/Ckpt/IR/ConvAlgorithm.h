@@ -13,22 +13,17 @@
 
 namespace ckpt {
 
-/// How `conv2d`, `conv2d_input_grad` and `conv2d_weight_grad` are computed.
+/// How `conv2d`, `conv2d_input_grad` and `conv2d_weight_grad` are computed:
+/// image by image, as matrix products (each a BLAS call).
 enum class ConvAlgorithm {
-  /// A 1x1 kernel at stride 1 without padding in one group: matrix products
-  /// on views of the images, no scratch.
+  /// A 1x1 kernel at stride 1 without padding in one group: products on
+  /// views of the images, no scratch.
   Pointwise,
-  /// Per image, one product with the columns of its windows (im2col, a
-  /// [C * KH * KW, OH * OW] matrix per group stack), which live in one
+  /// Products with the columns of an image's windows (im2col, a
+  /// [C * KH * KW, OH * OW] matrix, split by group), which live in one
   /// scratch buffer reused image after image.
   Columns,
-  /// One gather loop nest over the result, no scratch.
-  Gather,
 };
-
-/// The largest batch whose convolutions are lowered image by image (the
-/// per-image products are unrolled); larger batches are gathered.
-constexpr int64_t kMostConvImagesUnrolled = 64;
 
 } // namespace ckpt
 
