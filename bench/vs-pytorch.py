@@ -154,8 +154,8 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count(),
                         help="CPU threads for both (default: every core)")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--opt-level", type=int, default=0,
-                        help="ckpt-run's --opt-level (default 0)")
+    parser.add_argument("--opt-level", type=int, default=1,
+                        help="ckpt-run's --opt-level (default 1, as ckpt-run)")
     parser.add_argument("--plans", default="none",
                         help="comma-separated: none, manual (default none)")
     options = parser.parse_args()

@@ -1,21 +1,23 @@
-//===- OutlineParallelLoops.cpp - each top-level parallel loop a function -===//
+//===- OutlineLoops.cpp - each top-level loop a function of its own -------===//
 //
-// Moves every scf.parallel at the top level of a function into a private
-// function of its own, called where the loop stood with the values the loop
-// reads from outside. OpenMP's translation to LLVM outlines each parallel
-// region with an analysis of the whole enclosing function, so a training
-// step of thousands of loops compiled in time quadratic in its length.
-// Loops too short to repay waking the threads become sequential loops.
+// Moves every loop at the top level of a function into a private function
+// of its own, called where the loop stood with the values it reads from
+// outside. A step of thousands of loops in one function compiled in time
+// quadratic in its length: OpenMP's translation outlines each parallel
+// region with an analysis of the whole function, and LLVM's induction
+// variable simplification walks back through every loop before. Parallel
+// loops too short to repay waking the threads become sequential first.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Conversion/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace ckpt {
-#define GEN_PASS_DEF_CKPTOUTLINEPARALLELLOOPSPASS
+#define GEN_PASS_DEF_CKPTOUTLINELOOPSPASS
 #include "ckpt/Conversion/Passes.h.inc"
 } // namespace ckpt
 
@@ -23,9 +25,8 @@ using namespace mlir;
 
 namespace {
 
-struct CkptOutlineParallelLoopsPass
-    : public ckpt::impl::CkptOutlineParallelLoopsPassBase<
-          CkptOutlineParallelLoopsPass> {
+struct CkptOutlineLoopsPass
+    : public ckpt::impl::CkptOutlineLoopsPassBase<CkptOutlineLoopsPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -35,18 +36,18 @@ struct CkptOutlineParallelLoopsPass
     for (func::FuncOp function : functions) {
       if (function.isExternal())
         continue;
-      SmallVector<scf::ParallelOp> loops;
+      SmallVector<Operation *> loops;
       for (Block &block : function.getBody())
-        for (auto loop : block.getOps<scf::ParallelOp>())
-          if (loop.getNumResults() == 0)
-            loops.push_back(loop);
-      size_t outlined = 0;
-      for (scf::ParallelOp loop : loops) {
-        std::optional<int64_t> iterations = getIterations(loop);
-        if (iterations && *iterations < minParallelIterations)
-          makeSequential(loop);
-        else
-          outline(loop, function, outlined++, symbols);
+        for (Operation &op : block)
+          if (isa<scf::ParallelOp, scf::ForOp>(op) && op.getNumResults() == 0)
+            loops.push_back(&op);
+      for (auto [index, loop] : llvm::enumerate(loops)) {
+        if (auto parallel = dyn_cast<scf::ParallelOp>(loop)) {
+          std::optional<int64_t> iterations = getIterations(parallel);
+          if (iterations && *iterations < minParallelIterations)
+            loop = makeSequential(parallel);
+        }
+        outline(loop, function, index, symbols);
       }
     }
   }
@@ -86,24 +87,29 @@ struct CkptOutlineParallelLoopsPass
     return iterations;
   }
 
-  /// Replaces `loop` by a nest of scf.for over its dimensions, in order.
-  static void makeSequential(scf::ParallelOp loop) {
+  /// Replaces `loop` by a nest of scf.for over its dimensions, in order;
+  /// returns the outermost.
+  static Operation *makeSequential(scf::ParallelOp loop) {
     OpBuilder builder(loop);
     IRMapping mapping;
+    Operation *outermost = nullptr;
     for (auto [lower, upper, step, index] :
          llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
                    loop.getInductionVars())) {
       auto nested =
-          scf::ForOp::create(builder, loop.getLoc(), lower, upper, step);
+          scf::ForOp::create(builder, loop->getLoc(), lower, upper, step);
+      if (!outermost)
+        outermost = nested;
       mapping.map(index, nested.getInductionVar());
       builder.setInsertionPointToStart(nested.getBody());
     }
     for (Operation &op : loop.getBody()->without_terminator())
       builder.clone(op, mapping);
     loop.erase();
+    return outermost;
   }
 
-  void outline(scf::ParallelOp loop, func::FuncOp parent, size_t index,
+  void outline(Operation *loop, func::FuncOp parent, size_t index,
                SymbolTable &symbols) {
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(loop->getRegions(), captured);
@@ -122,9 +128,16 @@ struct CkptOutlineParallelLoopsPass
     OpBuilder builder(parent);
     auto type = builder.getFunctionType(ValueRange(arguments).getTypes(), {});
     auto function = func::FuncOp::create(
-        builder, loop.getLoc(),
+        builder, loop->getLoc(),
         (parent.getName() + "_loop" + Twine(index)).str(), type);
     function.setPrivate();
+    // For the LLVM function: inlined back, the loops would make the step
+    // one function again; internal, the JIT wraps no entry point for it.
+    function->setAttr("passthrough",
+                      builder.getArrayAttr(builder.getStringAttr("noinline")));
+    function->setAttr(
+        "llvm.linkage",
+        LLVM::LinkageAttr::get(builder.getContext(), LLVM::Linkage::Internal));
     symbols.insert(function);
     Block *body = function.addEntryBlock();
     builder.setInsertionPointToStart(body);
@@ -134,10 +147,10 @@ struct CkptOutlineParallelLoopsPass
     for (auto [value, argument] : llvm::zip(arguments, body->getArguments()))
       mapping.map(value, argument);
     builder.clone(*loop, mapping);
-    func::ReturnOp::create(builder, loop.getLoc());
+    func::ReturnOp::create(builder, loop->getLoc());
     builder.setInsertionPoint(loop);
-    func::CallOp::create(builder, loop.getLoc(), function, arguments);
-    loop.erase();
+    func::CallOp::create(builder, loop->getLoc(), function, arguments);
+    loop->erase();
   }
 };
 

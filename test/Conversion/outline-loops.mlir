@@ -1,0 +1,65 @@
+// RUN: ckpt-opt %s --ckpt-outline-loops | FileCheck %s
+// RUN: ckpt-opt %s --ckpt-outline-loops="min-parallel-iterations=4" | FileCheck %s --check-prefix=LOW
+// Every top-level loop moves into a private function that takes what it
+// reads from outside (constants are cloned in), is never inlined and has
+// internal linkage in LLVM; the step keeps only the calls. A parallel loop
+// shorter than min-parallel-iterations (32768 by default), counting the
+// iterations of the loops inside it, becomes a sequential scf.for nest
+// first, dimensions in order. A row reduction of 256 rows of 256 is long
+// enough.
+
+// CHECK-LABEL: func.func private @step_loop0
+// CHECK-SAME: (%[[S2:.*]]: f32, %[[A2:.*]]: memref<256x256xf32>)
+// CHECK-SAME: attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: scf.parallel (%[[X:.*]], %[[Y:.*]]) = (%[[C0]], %[[C0]]) to (%[[C256]], %[[C256]])
+// CHECK: memref.store %[[S2]], %[[A2]][%[[X]], %[[Y]]]
+// CHECK-LABEL: func.func private @step_loop1
+// CHECK-SAME: (%[[S3:.*]]: f32, %[[B3:.*]]: memref<8x4xf32>)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT: memref.store %[[S3]], %[[B3]][%[[I]], %[[J]]]
+// CHECK-NOT: scf.parallel
+// CHECK-LABEL: func.func private @step_loop2
+// CHECK: scf.parallel
+// CHECK-LABEL: func.func private @step_loop3
+// CHECK-SAME: (%[[S4:.*]]: f32, %[[B4:.*]]: memref<8x4xf32>)
+// CHECK: scf.for
+// CHECK-LABEL: func.func @step
+// CHECK-SAME: (%[[A:.*]]: memref<256x256xf32>, %[[B:.*]]: memref<8x4xf32>, %[[S:.*]]: f32)
+// CHECK: call @step_loop0(%[[S]], %[[A]]) : (f32, memref<256x256xf32>) -> ()
+// CHECK-NEXT: call @step_loop1(%[[S]], %[[B]]) : (f32, memref<8x4xf32>) -> ()
+// CHECK-NEXT: call @step_loop2(%[[A]], %[[B]]) : (memref<256x256xf32>, memref<8x4xf32>) -> ()
+// CHECK-NEXT: call @step_loop3(%[[S]], %[[B]]) : (f32, memref<8x4xf32>) -> ()
+// CHECK-NEXT: return
+
+// LOW-COUNT-3: scf.parallel
+// LOW-NOT: scf.parallel
+// LOW-LABEL: func.func @step
+func.func @step(%a: memref<256x256xf32>, %b: memref<8x4xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c256 = arith.constant 256 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c256, %c256) step (%c1, %c1) {
+    memref.store %s, %a[%i, %j] : memref<256x256xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c4) step (%c1, %c1) {
+    memref.store %s, %b[%i, %j] : memref<8x4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c256) step (%c1) {
+    scf.for %j = %c0 to %c256 step %c1 {
+      %v = memref.load %a[%i, %j] : memref<256x256xf32>
+      memref.store %v, %b[%c0, %c0] : memref<8x4xf32>
+    }
+    scf.reduce
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %s, %b[%i, %c0] : memref<8x4xf32>
+  }
+  return
+}
