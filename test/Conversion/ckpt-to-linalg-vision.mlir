@@ -2,7 +2,8 @@
 // the images (pointwise) or, in a loop over the images, on each image's
 // columns; the other windowed ops are gathers over the written elements
 // and the kernel offsets, reading images with tensor.extract at clamped
-// positions (no padded copies); groups are reshaped views. batch_norm sums
+// positions (no padded copies); groups are reshaped views.
+// Convolutions' columns are copies of strided windows of the image. batch_norm sums
 // f32 channels in f64.
 // RUN: ckpt-opt %s --ckpt-to-linalg -split-input-file | FileCheck %s
 
@@ -58,19 +59,25 @@ func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3
 // Other convolutions: a loop over the images carries the result and one
 // image's columns [G, C/G * KH * KW, OH * OW] (every kernel offset of
 // every channel of the group at each output position, zero in the
-// padding), which each image's columns overwrite. Per image, one product:
-// the grouped kernel [G, OC/G, 18] times the columns into the image's
-// slice of the result (forward); the kernel transposed times the output's
-// gradient into the columns, added back to the image by a gather over the
-// kernel offsets (input gradient); the output's gradient times the
-// columns transposed, accumulating over the images (weight gradient).
+// padding), which each image's columns overwrite: zeros, then per kernel
+// offset a copy of the rectangle of output positions that read inside the
+// image from a strided window of it (at offset (0, 0), stride and dilation
+// 2 and padding 1, outputs 1..3 read rows and columns 1, 3, 5). Per image,
+// one product: the grouped kernel [G, OC/G, 18] times the columns into
+// the image's slice of the result (forward); the kernel transposed times
+// the output's gradient into the columns, whose rectangles are added back
+// onto the same windows, kernel offset by kernel offset (input gradient);
+// the output's gradient times the columns transposed, accumulating over
+// the images (weight gradient).
 // CHECK-DAG: #[[KERNEL:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 // CHECK-DAG: #[[COLUMNS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-DAG: #[[KERNELT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
 // CHECK-DAG: #[[COLUMNST:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 // CHECK-DAG: #[[WINDOW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>
-// CHECK-DAG: #[[IMAGE:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[SAME:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-DAG: #[[TERMS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0, d2, d3)>
+// CHECK-DAG: #[[SAME4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv_columns
 //  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x9x9xf32> {{.*}}, %[[WT:.+]]: tensor<6x2x3x3xf32> {{.*}}, %[[B:.+]]: tensor<6xf32>
 //       CHECK:   %[[BV:.+]] = tensor.expand_shape %[[B]] {{\[}}[0, 1, 2, 3]] output_shape [2, 3, 1, 1]
@@ -80,9 +87,17 @@ func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3
 //       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x16xf32>
 //       CHECK:   %[[LOOP:.+]]:2 = scf.for %[[N:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[SUMS]], %[[COLS:.+]] = %[[EMPTY]])
 //       CHECK:     %[[V:.+]] = tensor.expand_shape %[[COLS]] {{\[}}[0], [1, 2, 3], [4, 5]] output_shape [2, 2, 3, 3, 4, 4]
-//       CHECK:     %[[C:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%[[V]] : tensor<2x2x3x3x4x4xf32>)
-//       CHECK:       tensor.extract %[[X]][%[[N]],
-//       CHECK:       arith.select
+//       CHECK:     %[[Z:.+]] = linalg.fill {{.*}} outs(%[[V]] : tensor<2x2x3x3x4x4xf32>)
+//       CHECK:     %[[XG:.+]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 2, 9, 9]
+//       CHECK:     %[[XN:.+]] = tensor.extract_slice %[[XG]][%[[N]], 0, 0, 0, 0] [1, 2, 2, 9, 9]
+//       CHECK:     %[[R0:.+]] = tensor.extract_slice %[[XN]][0, 0, 1, 1] [2, 2, 3, 3] [1, 1, 2, 2]
+//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[Z]][0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 3, 3] [1, 1, 1, 1, 1, 1]
+//       CHECK:     %[[W0:.+]] = linalg.generic {indexing_maps = [#[[WINDOW]], #[[SAME]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+//  CHECK-SAME:       ins(%[[R0]] : tensor<2x2x3x3xf32>) outs(%[[T0]] : tensor<2x2x1x1x3x3xf32>)
+//       CHECK:     tensor.insert_slice %[[W0]] into %[[Z]][0, 0, 0, 0, 1, 1]
+//  CHECK-COUNT-7:  tensor.insert_slice
+//   CHECK-NOT:     tensor.extract %
+//       CHECK:     %[[C:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 2, 2, 0, 0] [2, 2, 1, 1, 3, 3]
 //       CHECK:     %[[M:.+]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<2x2x3x3x4x4xf32> into tensor<2x18x16xf32>
 //       CHECK:     %[[Y:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0] [1, 2, 3, 16] [1, 1, 1, 1] : tensor<2x2x3x16xf32> to tensor<2x3x16xf32>
 //       CHECK:     %[[P:.+]] = linalg.generic {indexing_maps = [#[[KERNEL]], #[[COLUMNS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
@@ -93,7 +108,6 @@ func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3
 //   CHECK-NOT:   tensor.pad
 // CHECK-LABEL: func.func @conv_columns_input_grad
 //       CHECK:   %[[ZEROS:.+]] = linalg.fill {{.*}} -> tensor<2x2x2x9x9xf32>
-//       CHECK:   %[[WINDOWS:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0, 0] [2, 1, 2, 3, 3] [1, 1, 1, 1, 1] : tensor<2x3x2x3x3xf32> to tensor<2x2x3x3xf32>
 //       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x16xf32>
 //       CHECK:   scf.for %[[N:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZEROS]], %[[COLS:.+]] = %[[EMPTY]])
 //       CHECK:     %[[Z:.+]] = linalg.fill {{.*}} outs(%[[COLS]] : tensor<2x18x16xf32>)
@@ -101,10 +115,15 @@ func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3
 //  CHECK-SAME:       outs(%[[Z]] : tensor<2x18x16xf32>)
 //       CHECK:     %[[XN:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0, 0] [1, 2, 2, 9, 9]
 //       CHECK:     %[[DV:.+]] = tensor.expand_shape %[[D]] {{\[}}[0], [1, 2, 3], [4, 5]]
-//       CHECK:     %[[G:.+]] = linalg.generic {indexing_maps = [#[[WINDOW]], #[[IMAGE]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
-//  CHECK-SAME:       ins(%[[WINDOWS]] : tensor<2x2x3x3xf32>) outs(%[[XN]] : tensor<2x2x9x9xf32>)
-//       CHECK:       arith.remsi
-//       CHECK:       tensor.extract %[[DV]]
+//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[DV]][0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 3, 3] [1, 1, 1, 1, 1, 1]
+//       CHECK:     %[[S0:.+]] = tensor.extract_slice %[[XN]][0, 0, 1, 1] [2, 2, 3, 3] [1, 1, 2, 2]
+//       CHECK:     %[[A0:.+]] = linalg.generic {indexing_maps = [#[[TERMS]], #[[SAME4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+//  CHECK-SAME:       ins(%[[T0]] : tensor<2x2x1x1x3x3xf32>) outs(%[[S0]] : tensor<2x2x3x3xf32>)
+//       CHECK:       arith.addf
+//       CHECK:     tensor.insert_slice %[[A0]] into %[[XN]][0, 0, 1, 1] [2, 2, 3, 3] [1, 1, 2, 2]
+//  CHECK-COUNT-7:  tensor.insert_slice {{.*}} [1, 1, 2, 2]
+//   CHECK-NOT:     arith.remsi
+//       CHECK:     %[[G:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 3, 3] [2, 2, 3, 3] [1, 1, 2, 2]
 //       CHECK:     %[[NEXT:.+]] = tensor.insert_slice %[[G]] into %[[ACC]][%[[N]], 0, 0, 0, 0]
 //       CHECK:     scf.yield %[[NEXT]], %[[D]]
 // CHECK-LABEL: func.func @conv_columns_weight_grad

@@ -1,20 +1,24 @@
 // RUN: ckpt-opt %s --ckpt-outline-loops | FileCheck %s
 // RUN: ckpt-opt %s --ckpt-outline-loops="min-parallel-iterations=4" | FileCheck %s --check-prefix=LOW
+// RUN: ckpt-opt %s --ckpt-outline-loops="parallel-chunks=1000" | FileCheck %s --check-prefix=CHUNKS
 // Every top-level loop moves into a private function that takes what it
 // reads from outside (constants are cloned in), is never inlined and has
 // internal linkage in LLVM; the step keeps only the calls. A parallel loop
 // shorter than min-parallel-iterations (32768 by default), counting the
 // iterations of the loops inside it, becomes a sequential scf.for nest
 // first, dimensions in order. A row reduction of 256 rows of 256 is long
-// enough.
+// enough. A parallel loop keeps its outer dimensions parallel until they
+// number parallel-chunks (64) iterations; the others become an scf.for
+// nest inside, whose innermost loop LLVM can vectorise.
 
 // CHECK-LABEL: func.func private @step_loop0
 // CHECK-SAME: (%[[S2:.*]]: f32, %[[A2:.*]]: memref<256x256xf32>)
 // CHECK-SAME: attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"]}
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
-// CHECK: scf.parallel (%[[X:.*]], %[[Y:.*]]) = (%[[C0]], %[[C0]]) to (%[[C256]], %[[C256]])
-// CHECK: memref.store %[[S2]], %[[A2]][%[[X]], %[[Y]]]
+// CHECK: scf.parallel (%[[X:.*]]) = (%[[C0]]) to (%[[C256]])
+// CHECK-NEXT: scf.for %[[Y:.*]] = %[[C0]] to %[[C256]]
+// CHECK-NEXT: memref.store %[[S2]], %[[A2]][%[[X]], %[[Y]]]
 // CHECK-LABEL: func.func private @step_loop1
 // CHECK-SAME: (%[[S3:.*]]: f32, %[[B3:.*]]: memref<8x4xf32>)
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
@@ -37,6 +41,9 @@
 // LOW-COUNT-3: scf.parallel
 // LOW-NOT: scf.parallel
 // LOW-LABEL: func.func @step
+
+// CHUNKS-LABEL: func.func private @step_loop0
+// CHUNKS: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}})
 func.func @step(%a: memref<256x256xf32>, %b: memref<8x4xf32>, %s: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

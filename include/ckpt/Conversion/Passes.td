@@ -117,6 +117,11 @@ def CkptOutlineLoopsPass : Pass<"ckpt-outline-loops", "::mlir::ModuleOp"> {
            /*default=*/"32768",
            "Loops with fewer iterations (with those of their inner loops) "
            "run sequentially">,
+    Option<"parallelChunks", "parallel-chunks", "int64_t",
+           /*default=*/"64",
+           "Parallel loops keep their outer dimensions parallel until "
+           "their iterations number this many; the inner ones run in order "
+           "within each">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect",

@@ -194,6 +194,22 @@ struct ConvGeometry {
                   ix.mul(k, dilation[axis]));
   }
 
+  /// The output positions along `axis` whose windows read inside the
+  /// input at kernel offset `k`: `count` of them from `first`, reading
+  /// from input position `input` on by `stride[axis]`.
+  struct Inside {
+    int64_t first, count, input;
+  };
+  Inside inside(unsigned axis, int64_t k) const {
+    int64_t step = stride[axis], shift = k * dilation[axis] - padding[axis];
+    int64_t size = axis ? width : height, out = axis ? outWidth : outHeight;
+    int64_t first = shift >= 0 ? 0 : llvm::divideCeil(-shift, step);
+    int64_t last =
+        std::min(llvm::divideFloorSigned(size - 1 - shift, step), out - 1);
+    return {first, std::max<int64_t>(0, last - first + 1),
+            first * step + shift};
+  }
+
   /// One image's columns, [G, C/G * KH * KW, OH * OW].
   RankedTensorType columnsType() const {
     return RankedTensorType::get({groups,
@@ -294,92 +310,135 @@ scf::ForOp forEachImage(OpBuilder &b, Location loc, int64_t images,
       });
 }
 
+/// At kernel offset (kh, kw), the output positions that read inside the
+/// image are a rectangle, and what they read a strided window of it: the
+/// slices of both, per kernel offset in order (offsets whose positions all
+/// read padding have none).
+struct KernelOffsetSlices {
+  /// Of the columns as [G, C/G, KH, KW, OH, OW]: [G, C/G, 1, 1, rows,
+  /// cols].
+  SmallVector<OpFoldResult> columnOffsets, columnSizes;
+  RankedTensorType columnType;
+  /// Of one image as [G, C/G, H, W]: [G, C/G, rows, cols], strided.
+  SmallVector<OpFoldResult> imageOffsets, imageSizes, imageStrides;
+  RankedTensorType imageType;
+};
+
+void forEachKernelOffset(
+    OpBuilder &b, const ConvGeometry &conv,
+    llvm::function_ref<void(const KernelOffsetSlices &)> body) {
+  MLIRContext *context = b.getContext();
+  auto indices = [&](ArrayRef<int64_t> values) {
+    return getAsIndexOpFoldResult(context, values);
+  };
+  for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+    for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
+      ConvGeometry::Inside rows = conv.inside(0, kh), cols = conv.inside(1, kw);
+      if (rows.count == 0 || cols.count == 0)
+        continue;
+      int64_t g = conv.groups, c = conv.channelsPerGroup;
+      KernelOffsetSlices slices{
+          indices({0, 0, kh, kw, rows.first, cols.first}),
+          indices({g, c, 1, 1, rows.count, cols.count}),
+          RankedTensorType::get({g, c, 1, 1, rows.count, cols.count},
+                                conv.element),
+          indices({0, 0, rows.input, cols.input}),
+          indices({g, c, rows.count, cols.count}),
+          indices({1, 1, conv.stride[0], conv.stride[1]}),
+          RankedTensorType::get({g, c, rows.count, cols.count}, conv.element)};
+      body(slices);
+    }
+  }
+}
+
 /// The columns of image `n` of `input` ([N, C, H, W]), written into
 /// `into` (of conv.columnsType()): in group g, row (cg, kh, kw) of column
 /// (oh, ow) is the input element that output position (oh, ow) reads at
-/// kernel offset (kh, kw) of channel cg, or zero in the padding. Writing
-/// each image's columns over the last image's keeps one buffer.
+/// kernel offset (kh, kw) of channel cg, or zero in the padding: one copy
+/// per kernel offset, over zeros where some positions read the padding.
+/// Writing each image's columns over the last image's keeps one buffer.
 Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
                    Value input, Value n, Value into) {
-  RankedTensorType windows = conv.windowsType();
-  Value view =
-      tensor::ExpandShapeOp::create(b, loc, windows, into, windowsOfColumns());
-  Value written =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{windows}, ValueRange{}, ValueRange{view},
-          ArrayRef<AffineMap>{b.getMultiDimIdentityMap(6)}, iterators(6, 0),
-          [&](OpBuilder &nb, Location l, ValueRange) {
-            IndexBuilder ix{nb, l};
-            ScalarBuilder s{nb, l, conv.element};
-            Value h = conv.inputPosition(ix, 0, ix.loop(4), ix.loop(2));
-            Value w = conv.inputPosition(ix, 1, ix.loop(5), ix.loop(3));
-            Value channel =
-                ix.add(ix.mul(ix.loop(0), conv.channelsPerGroup), ix.loop(1));
-            Value x = readClamped(ix, input, n, channel, h, w);
-            Value inside =
-                ix.both(ix.inRange(h, conv.height), ix.inRange(w, conv.width));
-            linalg::YieldOp::create(nb, l,
-                                    s.select(inside, x, s.constant(0.0)));
-          })
-          .getResult(0);
-  return tensor::CollapseShapeOp::create(b, loc, conv.columnsType(), written,
+  MLIRContext *context = b.getContext();
+  Value windows = tensor::ExpandShapeOp::create(b, loc, conv.windowsType(),
+                                                into, windowsOfColumns());
+  int64_t copied = 0;
+  forEachKernelOffset(b, conv, [&](const KernelOffsetSlices &slices) {
+    copied += slices.imageType.getNumElements();
+  });
+  if (copied < conv.windowsType().getNumElements()) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(conv.element));
+    windows = linalg::FillOp::create(b, loc, zero, windows).getResult(0);
+  }
+  Value image =
+      extractImage(b, loc, splitGroups(b, loc, input, 1, conv.groups), n);
+  forEachKernelOffset(b, conv, [&](const KernelOffsetSlices &slices) {
+    Value read = tensor::ExtractSliceOp::create(
+        b, loc, slices.imageType, image, slices.imageOffsets, slices.imageSizes,
+        slices.imageStrides);
+    SmallVector<OpFoldResult> unit(6, b.getIndexAttr(1));
+    Value target = tensor::ExtractSliceOp::create(b, loc, slices.columnType,
+                                                  windows, slices.columnOffsets,
+                                                  slices.columnSizes, unit);
+    // Loops g, cg, (kh), (kw), oh, ow.
+    Value written = linalg::GenericOp::create(
+                        b, loc, TypeRange{slices.columnType}, ValueRange{read},
+                        ValueRange{target},
+                        ArrayRef<AffineMap>{loopsMap(context, 6, {0, 1, 4, 5}),
+                                            b.getMultiDimIdentityMap(6)},
+                        iterators(6, 0),
+                        [](OpBuilder &nb, Location l, ValueRange args) {
+                          linalg::YieldOp::create(nb, l, args[0]);
+                        })
+                        .getResult(0);
+    windows = tensor::InsertSliceOp::create(b, loc, written, windows,
+                                            slices.columnOffsets,
+                                            slices.columnSizes, unit);
+  });
+  return tensor::CollapseShapeOp::create(b, loc, conv.columnsType(), windows,
                                          windowsOfColumns());
 }
 
-/// A view of the grouped kernel ([G, OC/G, C/G, KH, KW]) with the first
-/// output channel of each group, [G, C/G, KH, KW]: it gives the kernel loops
-/// of addColumnsToImage their extent.
-Value kernelWindows(OpBuilder &b, Location loc, const ConvGeometry &conv,
-                    Value weight) {
-  auto type = cast<RankedTensorType>(weight.getType());
-  SmallVector<OpFoldResult> offsets(5, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes =
-      getAsIndexOpFoldResult(b.getContext(), type.getShape());
-  sizes[1] = b.getIndexAttr(1);
-  SmallVector<OpFoldResult> strides(5, b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(
-      b, loc,
-      RankedTensorType::get({conv.groups, conv.channelsPerGroup,
-                             conv.kernelHeight, conv.kernelWidth},
-                            conv.element),
-      weight, offsets, sizes, strides);
-}
-
 /// Adds the columns `columns` of one image's input gradient back into its
-/// image `image` ([G, C/G, H, W]): each input position gathers, in kernel
-/// order, the rows of the columns of the outputs that read it (col2im as
-/// a gather, so the sums have a fixed order and no write conflicts).
-/// `windows` (kernelWindows) is not read.
+/// image `image` ([G, C/G, H, W]): per kernel offset in order, each
+/// column's row adds into the image element it was read from. Each input
+/// position gets its terms in kernel order, whatever the stride or
+/// overlap, so the sums have a fixed order.
 Value addColumnsToImage(OpBuilder &b, Location loc, const ConvGeometry &conv,
-                        Value columns, Value windows, Value image) {
+                        Value columns, Value image) {
   MLIRContext *context = b.getContext();
-  Value expanded = tensor::ExpandShapeOp::create(b, loc, conv.windowsType(),
-                                                 columns, windowsOfColumns());
-  // Loops g, cg, h, w | kh, kw.
-  SmallVector<AffineMap> maps = {loopsMap(context, 6, {0, 1, 4, 5}),
-                                 loopsMap(context, 6, {0, 1, 2, 3})};
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{image.getType()}, ValueRange{windows},
-             ValueRange{image}, maps, iterators(4, 2),
-             [&](OpBuilder &nb, Location l, ValueRange args) {
-               IndexBuilder ix{nb, l};
-               ScalarBuilder s{nb, l, conv.element};
-               auto [oh, rowHit] = windowOrigin(
-                   ix, ix.loop(2), ix.mul(ix.loop(4), conv.dilation[0]),
-                   conv.padding[0], conv.stride[0], conv.outHeight);
-               auto [ow, columnHit] = windowOrigin(
-                   ix, ix.loop(3), ix.mul(ix.loop(5), conv.dilation[1]),
-                   conv.padding[1], conv.stride[1], conv.outWidth);
-               Value dx = tensor::ExtractOp::create(
-                   nb, l, expanded,
-                   ValueRange{ix.loop(0), ix.loop(1), ix.loop(4), ix.loop(5),
-                              oh, ow});
-               Value acc = args[1];
-               linalg::YieldOp::create(
-                   nb, l,
-                   s.select(ix.both(rowHit, columnHit), s.add(acc, dx), acc));
-             })
-      .getResult(0);
+  Value windows = tensor::ExpandShapeOp::create(b, loc, conv.windowsType(),
+                                                columns, windowsOfColumns());
+  forEachKernelOffset(b, conv, [&](const KernelOffsetSlices &slices) {
+    SmallVector<OpFoldResult> unit(6, b.getIndexAttr(1));
+    Value terms = tensor::ExtractSliceOp::create(b, loc, slices.columnType,
+                                                 windows, slices.columnOffsets,
+                                                 slices.columnSizes, unit);
+    Value target = tensor::ExtractSliceOp::create(
+        b, loc, slices.imageType, image, slices.imageOffsets, slices.imageSizes,
+        slices.imageStrides);
+    AffineExpr zero = getAffineConstantExpr(0, context);
+    // Loops g, cg, oh, ow.
+    AffineMap termsMap = AffineMap::get(
+        4, 0,
+        {getAffineDimExpr(0, context), getAffineDimExpr(1, context), zero, zero,
+         getAffineDimExpr(2, context), getAffineDimExpr(3, context)},
+        context);
+    Value sum = linalg::GenericOp::create(
+                    b, loc, TypeRange{slices.imageType}, ValueRange{terms},
+                    ValueRange{target},
+                    ArrayRef<AffineMap>{termsMap, b.getMultiDimIdentityMap(4)},
+                    iterators(4, 0),
+                    [&](OpBuilder &nb, Location l, ValueRange args) {
+                      ScalarBuilder s{nb, l, conv.element};
+                      linalg::YieldOp::create(nb, l, s.add(args[1], args[0]));
+                    })
+                    .getResult(0);
+    image =
+        tensor::InsertSliceOp::create(b, loc, sum, image, slices.imageOffsets,
+                                      slices.imageSizes, slices.imageStrides);
+  });
+  return image;
 }
 
 /// The product `lhs` x `rhs` of a pointwise convolution or its input
@@ -478,8 +537,6 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
   // back into the image's positions.
   RankedTensorType grouped = splitDim(result, 1, conv.groups);
   Value sums = filledTensor(rewriter, loc, grouped, 0.0);
-  Value weight = splitGroups(rewriter, loc, op.getWeight(), 0, conv.groups);
-  Value windows = kernelWindows(rewriter, loc, conv, weight);
   Value kernels = groupKernels(rewriter, loc, op.getWeight(), conv.groups);
   Value grads = groupPositions(rewriter, loc, grad, conv.groups);
   SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 3, 1}),
@@ -494,7 +551,7 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
             linalg::FillOp::create(b, l, zero, carried[1]).getResult(0);
         columns = buildContraction(b, l, kernels, extractImage(b, l, grads, n),
                                    columns, maps, {3});
-        Value image = addColumnsToImage(b, l, conv, columns, windows,
+        Value image = addColumnsToImage(b, l, conv, columns,
                                         extractImage(b, l, carried[0], n));
         return SmallVector<Value>{insertImage(b, l, image, carried[0], n),
                                   columns};

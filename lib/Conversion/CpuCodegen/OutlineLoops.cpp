@@ -45,7 +45,18 @@ struct CkptOutlineLoopsPass
         if (auto parallel = dyn_cast<scf::ParallelOp>(loop)) {
           std::optional<int64_t> iterations = getIterations(parallel);
           if (iterations && *iterations < minParallelIterations)
-            loop = makeSequential(parallel);
+            loop = splitDims(parallel, 0);
+        }
+        SmallVector<scf::ParallelOp> inner;
+        loop->walk(
+            [&](scf::ParallelOp parallel) { inner.push_back(parallel); });
+        for (scf::ParallelOp parallel : inner) {
+          unsigned dims = getParallelDims(parallel);
+          if (dims < parallel.getNumLoops()) {
+            Operation *split = splitDims(parallel, dims);
+            if (parallel == loop)
+              loop = split;
+          }
         }
         outline(loop, function, index, symbols);
       }
@@ -87,17 +98,45 @@ struct CkptOutlineLoopsPass
     return iterations;
   }
 
-  /// Replaces `loop` by a nest of scf.for over its dimensions, in order;
-  /// returns the outermost.
-  static Operation *makeSequential(scf::ParallelOp loop) {
+  /// How many outer dimensions of `loop` stay parallel: the fewest whose
+  /// iterations number `parallelChunks`, or up to one of unknown extent.
+  unsigned getParallelDims(scf::ParallelOp loop) const {
+    int64_t chunks = 1;
+    unsigned dims = 0;
+    for (auto [lower, upper, step] : llvm::zip(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      ++dims;
+      std::optional<int64_t> count = getTripCount(lower, upper, step);
+      if (!count || (chunks *= *count) >= parallelChunks)
+        break;
+    }
+    return dims;
+  }
+
+  /// Replaces `loop` by a parallel loop over its first `parallelDims`
+  /// dimensions (none for 0) around a nest of scf.for over the others, in
+  /// order; returns the outermost loop.
+  static Operation *splitDims(scf::ParallelOp loop, unsigned parallelDims) {
     OpBuilder builder(loop);
+    Location loc = loop->getLoc();
     IRMapping mapping;
     Operation *outermost = nullptr;
+    SmallVector<Value> indices = loop.getInductionVars();
+    if (parallelDims > 0) {
+      auto outer = scf::ParallelOp::create(
+          builder, loc, loop.getLowerBound().take_front(parallelDims),
+          loop.getUpperBound().take_front(parallelDims),
+          loop.getStep().take_front(parallelDims));
+      outermost = outer;
+      mapping.map(ArrayRef(indices).take_front(parallelDims),
+                  outer.getInductionVars());
+      builder.setInsertionPointToStart(outer.getBody());
+    }
     for (auto [lower, upper, step, index] :
-         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-                   loop.getInductionVars())) {
-      auto nested =
-          scf::ForOp::create(builder, loop->getLoc(), lower, upper, step);
+         llvm::drop_begin(llvm::zip(loop.getLowerBound(), loop.getUpperBound(),
+                                    loop.getStep(), indices),
+                          parallelDims)) {
+      auto nested = scf::ForOp::create(builder, loc, lower, upper, step);
       if (!outermost)
         outermost = nested;
       mapping.map(index, nested.getInductionVar());
