@@ -103,6 +103,10 @@ def CkptOutlineLoopsPass : Pass<"ckpt-outline-loops", "::mlir::ModuleOp"> {
     counting those of the sequential loops inside it (static bounds),
     becomes a sequential nest of `scf.for` first: waking the threads would
     cost it more than it saves.
+    A longer one stays parallel over its outer dimensions only until they
+    number `parallel-chunks` iterations; the others become an `scf.for`
+    nest inside, which LLVM vectorises, where OpenMP would collapse every
+    dimension into one loop and divide each index back out per element.
 
     The CPU pipeline does this before `convert-scf-to-openmp`, and so that
     the step function itself holds no loop: OpenMP's translation to LLVM IR

@@ -186,14 +186,6 @@ struct ConvGeometry {
         outChannelsPerGroup(weight.getDimSize(0) / groups),
         element(input.getElementType()) {}
 
-  /// The input position that output position `out` reads at kernel
-  /// offset `k` along axis `axis` (0: height, 1: width).
-  Value inputPosition(IndexBuilder &ix, unsigned axis, Value out,
-                      Value k) const {
-    return ix.add(ix.affine(out, stride[axis], -padding[axis]),
-                  ix.mul(k, dilation[axis]));
-  }
-
   /// The output positions along `axis` whose windows read inside the
   /// input at kernel offset `k`: `count` of them from `first`, reading
   /// from input position `input` on by `stride[axis]`.
@@ -317,7 +309,7 @@ scf::ForOp forEachImage(OpBuilder &b, Location loc, int64_t images,
 struct KernelOffsetSlices {
   /// Of the columns as [G, C/G, KH, KW, OH, OW]: [G, C/G, 1, 1, rows,
   /// cols].
-  SmallVector<OpFoldResult> columnOffsets, columnSizes;
+  SmallVector<OpFoldResult> columnOffsets, columnSizes, columnStrides;
   RankedTensorType columnType;
   /// Of one image as [G, C/G, H, W]: [G, C/G, rows, cols], strided.
   SmallVector<OpFoldResult> imageOffsets, imageSizes, imageStrides;
@@ -340,6 +332,7 @@ void forEachKernelOffset(
       KernelOffsetSlices slices{
           indices({0, 0, kh, kw, rows.first, cols.first}),
           indices({g, c, 1, 1, rows.count, cols.count}),
+          indices({1, 1, 1, 1, 1, 1}),
           RankedTensorType::get({g, c, 1, 1, rows.count, cols.count},
                                 conv.element),
           indices({0, 0, rows.input, cols.input}),
@@ -367,7 +360,7 @@ Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
     copied += slices.imageType.getNumElements();
   });
   if (copied < conv.windowsType().getNumElements()) {
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(conv.element));
+    Value zero = ScalarBuilder{b, loc, conv.element}.constant(0.0);
     windows = linalg::FillOp::create(b, loc, zero, windows).getResult(0);
   }
   Value image =
@@ -376,10 +369,9 @@ Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
     Value read = tensor::ExtractSliceOp::create(
         b, loc, slices.imageType, image, slices.imageOffsets, slices.imageSizes,
         slices.imageStrides);
-    SmallVector<OpFoldResult> unit(6, b.getIndexAttr(1));
-    Value target = tensor::ExtractSliceOp::create(b, loc, slices.columnType,
-                                                  windows, slices.columnOffsets,
-                                                  slices.columnSizes, unit);
+    Value target = tensor::ExtractSliceOp::create(
+        b, loc, slices.columnType, windows, slices.columnOffsets,
+        slices.columnSizes, slices.columnStrides);
     // Loops g, cg, (kh), (kw), oh, ow.
     Value written = linalg::GenericOp::create(
                         b, loc, TypeRange{slices.columnType}, ValueRange{read},
@@ -393,7 +385,8 @@ Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
                         .getResult(0);
     windows = tensor::InsertSliceOp::create(b, loc, written, windows,
                                             slices.columnOffsets,
-                                            slices.columnSizes, unit);
+                                            slices.columnSizes,
+                                            slices.columnStrides);
   });
   return tensor::CollapseShapeOp::create(b, loc, conv.columnsType(), windows,
                                          windowsOfColumns());
@@ -410,10 +403,9 @@ Value addColumnsToImage(OpBuilder &b, Location loc, const ConvGeometry &conv,
   Value windows = tensor::ExpandShapeOp::create(b, loc, conv.windowsType(),
                                                 columns, windowsOfColumns());
   forEachKernelOffset(b, conv, [&](const KernelOffsetSlices &slices) {
-    SmallVector<OpFoldResult> unit(6, b.getIndexAttr(1));
-    Value terms = tensor::ExtractSliceOp::create(b, loc, slices.columnType,
-                                                 windows, slices.columnOffsets,
-                                                 slices.columnSizes, unit);
+    Value terms = tensor::ExtractSliceOp::create(
+        b, loc, slices.columnType, windows, slices.columnOffsets,
+        slices.columnSizes, slices.columnStrides);
     Value target = tensor::ExtractSliceOp::create(
         b, loc, slices.imageType, image, slices.imageOffsets, slices.imageSizes,
         slices.imageStrides);
