@@ -1,67 +1,108 @@
 //===- Gemm.cpp - matrix products on the CPU through OpenBLAS -------------===//
 //
-// ckptGemmF32/F64 as cblas_?gemm calls. OpenBLAS splits a product among a
-// fixed number of threads the same way every time, so each element is
-// summed in the same order: a product gives the same bits on every run, and
-// in a forward and its recompute (another thread count can move an element
-// to another kernel and change its bits). The step's other loops run on
-// OpenMP's threads, as many as OpenBLAS's.
+// ckptGemmF32/F64 as single-threaded cblas_?gemm calls on the step's OpenMP
+// threads: one pool for products and loops (OpenBLAS's own threads spinning
+// beside OpenMP's took a third of two cores). A product is cut into pieces
+// along its longer side by the thread count alone, each piece one call, so
+// each element is summed in the same order on every run, and in a forward
+// and its recompute; another thread count can cut elsewhere and change bits.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Runtime/Gemm.h"
 
+#include <algorithm>
 #include <cblas.h>
+#include <mutex>
 
 // LLVM's OpenMP runtime ships its omp.h in clang's resource directory,
 // which a GCC build cannot include; these are its entry points.
 extern "C" void omp_set_num_threads(int threads);
-extern "C" void kmp_set_blocktime(int milliseconds);
+extern "C" int omp_get_max_threads();
 
 namespace {
 
-CBLAS_TRANSPOSE getTranspose(int64_t transposed) {
+/// Products smaller than this many multiply-adds run in one call on the
+/// calling thread: starting the team costs more than they do.
+constexpr int64_t kMinSplitWork = int64_t{1} << 18;
+/// Pieces start at multiples of this many rows or columns, so that they
+/// keep OpenBLAS's kernels on whole tiles.
+constexpr int64_t kPieceAlignment = 16;
+
+CBLAS_TRANSPOSE getTranspose(bool transposed) {
   return transposed ? CblasTrans : CblasNoTrans;
 }
 
-void gemm(const float *a, const float *b, float *c, int m, int n, int k,
-          int64_t transposedA, int64_t transposedB) {
+void gemm(const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+          int64_t ldc, int64_t m, int64_t n, int64_t k, bool transposedA,
+          bool transposedB) {
   cblas_sgemm(CblasRowMajor, getTranspose(transposedA),
-              getTranspose(transposedB), m, n, k, 1.0f, a, transposedA ? m : k,
-              b, transposedB ? k : n, 1.0f, c, n);
+              getTranspose(transposedB), m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c,
+              ldc);
 }
 
-void gemm(const double *a, const double *b, double *c, int m, int n, int k,
-          int64_t transposedA, int64_t transposedB) {
+void gemm(const double *a, int64_t lda, const double *b, int64_t ldb, double *c,
+          int64_t ldc, int64_t m, int64_t n, int64_t k, bool transposedA,
+          bool transposedB) {
   cblas_dgemm(CblasRowMajor, getTranspose(transposedA),
-              getTranspose(transposedB), m, n, k, 1.0, a, transposedA ? m : k, b,
-              transposedB ? k : n, 1.0, c, n);
+              getTranspose(transposedB), m, n, k, 1.0, a, lda, b, ldb, 1.0, c,
+              ldc);
+}
+
+/// OpenBLAS runs each call on the calling thread; the pieces are ours.
+void keepOpenBlasOnCallingThread() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
 } // namespace
 
 void ckpt::runtime::setCpuThreads(int threads) {
-  if (threads > 0) {
-    openblas_set_num_threads(threads);
+  keepOpenBlasOnCallingThread();
+  if (threads > 0)
     omp_set_num_threads(threads);
-  }
-  // OpenMP's threads spin for 1 ms after a loop, not 200, which took the
-  // cores from OpenBLAS's threads (a 12-block MLP step ran 15% slower).
-  kmp_set_blocktime(1);
 }
 
-int ckpt::runtime::getCpuThreads() { return openblas_get_num_threads(); }
+int ckpt::runtime::getCpuThreads() { return omp_get_max_threads(); }
 
 template <typename T>
 void ckpt::runtime::blasGemm(int64_t, void *a, int64_t, void *b, int64_t,
                              void *c, int64_t batch, int64_t m, int64_t n,
                              int64_t k, int64_t strideA, int64_t strideB,
                              int64_t transposedA, int64_t transposedB) {
+  keepOpenBlasOnCallingThread();
   const T *lhs = getMemRefData<T>(a), *rhs = getMemRefData<T>(b);
   T *out = getMemRefData<T>(c);
-  for (int64_t s = 0; s < batch; ++s)
-    gemm(lhs + s * strideA, rhs + s * strideB, out + s * m * n, m, n, k,
-         transposedA, transposedB);
+  // Cut along the longer of M and N; the pieces depend on the shape and the
+  // thread count only, never on which thread runs them.
+  bool splitRows = m >= n;
+  int64_t length = splitRows ? m : n;
+  auto ceilDiv = [](int64_t x, int64_t y) { return (x + y - 1) / y; };
+  int64_t pieces = m * n * k < kMinSplitWork
+                       ? 1
+                       : std::min<int64_t>(getCpuThreads(),
+                                           ceilDiv(length, kPieceAlignment));
+  int64_t pieceLength =
+      ceilDiv(ceilDiv(length, pieces), kPieceAlignment) * kPieceAlignment;
+  int64_t lda = transposedA ? m : k, ldb = transposedB ? k : n;
+#pragma omp parallel for schedule(static) if (batch * pieces > 1)
+  for (int64_t item = 0; item < batch * pieces; ++item) {
+    int64_t s = item / pieces, begin = item % pieces * pieceLength;
+    int64_t size = std::min(pieceLength, length - begin);
+    if (size <= 0)
+      continue;
+    const T *lhsPiece = lhs + s * strideA, *rhsPiece = rhs + s * strideB;
+    T *outPiece = out + s * m * n;
+    if (splitRows) {
+      lhsPiece += transposedA ? begin : begin * k;
+      outPiece += begin * n;
+    } else {
+      rhsPiece += transposedB ? begin * k : begin;
+      outPiece += begin;
+    }
+    gemm(lhsPiece, lda, rhsPiece, ldb, outPiece, n, splitRows ? size : m,
+         splitRows ? n : size, k, transposedA, transposedB);
+  }
 }
 
 template void ckpt::runtime::blasGemm<float>(int64_t, void *, int64_t, void *,

@@ -1,8 +1,9 @@
 //===- GemmTest.cpp - the reference GEMM against a plain oracle -----------===//
 //
-// Random shapes, batch strides (0 broadcasts) and transposes; the operands
-// are small integers, so every sum is exact in f32 and f64 and the result
-// must equal the oracle's (computed in int64) exactly. Products of real
+// Random shapes, batch strides (0 broadcasts) and transposes, small and
+// large enough to be cut among threads; the operands are small integers,
+// so every sum is exact in f32 and f64 and the result must equal the
+// oracle's (computed in int64) exactly. Products of real
 // numbers repeat bit for bit on the same number of threads.
 //
 //===----------------------------------------------------------------------===//
@@ -28,13 +29,17 @@ template <typename T> struct Buffer {
   T &at(size_t i) { return data[descriptor.offset + i]; }
 };
 
-template <typename T> void checkRandomGemms(unsigned seed) {
+/// Random products of at most `maxSize` rows and columns (large ones are
+/// cut into pieces among the threads) against the oracle.
+template <typename T>
+void checkRandomGemms(unsigned seed, int trials, int maxSize) {
   std::mt19937 random(seed);
   auto pick = [&](int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(random);
   };
-  for (int trial = 0; trial < 200; ++trial) {
-    int64_t batch = pick(1, 3), m = pick(1, 7), n = pick(1, 7), k = pick(1, 9);
+  for (int trial = 0; trial < trials; ++trial) {
+    int64_t batch = pick(1, 3), m = pick(1, maxSize), n = pick(1, maxSize),
+            k = pick(1, maxSize + 2);
     bool broadcastA = pick(0, 3) == 0, broadcastB = pick(0, 3) == 0;
     bool transposedA = pick(0, 1), transposed = pick(0, 1);
     int64_t strideA = broadcastA ? 0 : m * k, strideB = broadcastB ? 0 : k * n;
@@ -74,9 +79,27 @@ template <typename T> void checkRandomGemms(unsigned seed) {
   }
 }
 
-TEST(GemmTest, FloatMatchesIntegerOracle) { checkRandomGemms<float>(1); }
+TEST(GemmTest, FloatMatchesIntegerOracle) {
+  checkRandomGemms<float>(1, 200, 7);
+}
 
-TEST(GemmTest, DoubleMatchesIntegerOracle) { checkRandomGemms<double>(2); }
+TEST(GemmTest, DoubleMatchesIntegerOracle) {
+  checkRandomGemms<double>(2, 200, 7);
+}
+
+TEST(GemmTest, PiecesMatchIntegerOracle) {
+  // Products of up to 160 x 160, cut along their rows or their columns
+  // (the longer side) among 1 to 3 threads, pieces not multiples of the
+  // alignment; small-integer sums stay exact, so every piece must land
+  // where the oracle puts it.
+  int saved = getCpuThreads();
+  for (int threads : {1, 2, 3}) {
+    setCpuThreads(threads);
+    checkRandomGemms<float>(10 + threads, 8, 160);
+    checkRandomGemms<double>(20 + threads, 8, 160);
+  }
+  setCpuThreads(saved);
+}
 
 /// C = A * op(B) with `threads` threads, A and B uniform in [-1, 1).
 template <typename T>
@@ -98,9 +121,9 @@ std::vector<T> multiplyOnThreads(int threads, int64_t batch, int64_t m,
 }
 
 TEST(GemmTest, SameThreadsSameBits) {
-  // Large enough that OpenBLAS splits the product among its threads, with
-  // sizes that are no multiple of its blocks; runs on other thread counts
-  // come in between.
+  // Large enough to be cut among the threads, with sizes that are no
+  // multiple of the pieces' alignment or OpenBLAS's blocks; runs on other
+  // thread counts come in between.
   for (bool transposed : {false, true})
     for (int threads : {1, 2, 3}) {
       std::vector<float> first =

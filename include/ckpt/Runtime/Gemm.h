@@ -46,9 +46,9 @@ extern template void blasGemm<double>(int64_t, void *, int64_t, void *,
                                       int64_t, int64_t, int64_t, int64_t,
                                       int64_t, int64_t);
 
-/// The threads the CPU's products (OpenBLAS's pool) and parallel loops
-/// (OpenMP's) run on; 0 keeps the default, every core. The loops' bits do
-/// not depend on it, the products' repeat on the same count.
+/// The threads the CPU's parallel loops and products run on, one OpenMP
+/// pool for both; 0 keeps the default, every core. The loops' bits do not
+/// depend on it, the products' repeat on the same count.
 void setCpuThreads(int threads);
 int getCpuThreads();
 

@@ -67,6 +67,7 @@ void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
     // order inside it: the bits do not depend on the thread count.
     pm.addNestedPass<func::FuncOp>(createCkptParallelDimsFirstPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    pm.addNestedPass<func::FuncOp>(createCkptCarryAccumulatorsPass());
     pm.addPass(createCkptOutlineLoopsPass());
     pm.addPass(createConvertSCFToOpenMPPass());
     // Inlines the stack scopes around loop bodies, which hold no allocas.
