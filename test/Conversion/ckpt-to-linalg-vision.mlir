@@ -56,27 +56,33 @@ func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3
 
 // -----
 
-// Other convolutions: a loop over the images carries the result and one
-// image's columns [G, C/G * KH * KW, OH * OW] (every kernel offset of
-// every channel of the group at each output position, zero in the
-// padding), which each image's columns overwrite: zeros, then per kernel
-// offset a copy of the rectangle of output positions that read inside the
-// image from a strided window of it (at offset (0, 0), stride and dilation
-// 2 and padding 1, outputs 1..3 read rows and columns 1, 3, 5). Per image,
-// one product: the grouped kernel [G, OC/G, 18] times the columns into
-// the image's slice of the result (forward); the kernel transposed times
-// the output's gradient into the columns, whose rectangles are added back
-// onto the same windows, kernel offset by kernel offset (input gradient);
-// the output's gradient times the columns transposed, accumulating over
-// the images (weight gradient).
+// Other convolutions: a loop over the images carries the result and the
+// columns of one product [G, C/G * KH * KW, images * OH * OW] (every
+// kernel offset of every channel of the group at each output position of
+// its images, zero in the padding), which each product's columns
+// overwrite: zeros, then per kernel offset a copy of the rectangle of
+// output positions that read inside the images from a strided window of
+// them (at offset (0, 0), stride and dilation 2 and padding 1, outputs
+// 1..3 read rows and columns 1, 3, 5). Here 16 positions per image: one
+// product takes both images, whose outputs (or their gradients) are
+// gathered into a block [G, OC/G, 2 * 16] carried as well. The grouped
+// kernel [G, OC/G, 18] times the columns into the block, scattered back
+// into the result (forward); the kernel transposed times the gathered
+// output gradient into the columns, whose rectangles are added back onto
+// the same windows, kernel offset by kernel offset (input gradient); the
+// gathered output gradient times the columns transposed, accumulating
+// over the products (weight gradient).
 // CHECK-DAG: #[[KERNEL:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 // CHECK-DAG: #[[COLUMNS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-DAG: #[[KERNELT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
 // CHECK-DAG: #[[COLUMNST:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
-// CHECK-DAG: #[[WINDOW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>
-// CHECK-DAG: #[[SAME:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
-// CHECK-DAG: #[[TERMS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0, d2, d3)>
+// CHECK-DAG: #[[WINDOW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d1, d5, d6)>
+// CHECK-DAG: #[[SAME:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+// CHECK-DAG: #[[TERMS:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, 0, 0, d0, d3, d4)>
+// CHECK-DAG: #[[SAME5:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[GATHER:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d0, d1, d3)>
+// CHECK-DAG: #[[SCATTER:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, d0, d3)>
 // CHECK-DAG: #[[SAME4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv_columns
 //  CHECK-SAME:   (%[[X:.+]]: tensor<2x4x9x9xf32> {{.*}}, %[[WT:.+]]: tensor<6x2x3x3xf32> {{.*}}, %[[B:.+]]: tensor<6xf32>
@@ -84,57 +90,68 @@ func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3
 //       CHECK:   %[[INIT:.+]] = linalg.generic {{.*}} ins(%[[BV]] : tensor<2x3x1x1xf32>)
 //       CHECK:   %[[KM:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2]] output_shape [2, 3, 18] : tensor<6x18xf32> into tensor<2x3x18xf32>
 //       CHECK:   %[[SUMS:.+]] = tensor.collapse_shape %[[INIT]] {{\[}}[0], [1], [2], [3, 4]] : tensor<2x2x3x4x4xf32> into tensor<2x2x3x16xf32>
-//       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x16xf32>
-//       CHECK:   %[[LOOP:.+]]:2 = scf.for %[[N:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[SUMS]], %[[COLS:.+]] = %[[EMPTY]])
-//       CHECK:     %[[V:.+]] = tensor.expand_shape %[[COLS]] {{\[}}[0], [1, 2, 3], [4, 5]] output_shape [2, 2, 3, 3, 4, 4]
-//       CHECK:     %[[Z:.+]] = linalg.fill {{.*}} outs(%[[V]] : tensor<2x2x3x3x4x4xf32>)
+//       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x32xf32>
+//       CHECK:   %[[BLOCK:.+]] = tensor.empty() : tensor<2x3x32xf32>
+//       CHECK:   %[[LOOP:.+]]:3 = scf.for %[[N:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[SUMS]], %[[COLS:.+]] = %[[EMPTY]], %[[BL:.+]] = %[[BLOCK]])
+//       CHECK:     %[[V:.+]] = tensor.expand_shape %[[COLS]] {{\[}}[0], [1, 2, 3], [4, 5, 6]] output_shape [2, 2, 3, 3, 2, 4, 4]
+//       CHECK:     %[[Z:.+]] = linalg.fill {{.*}} outs(%[[V]] : tensor<2x2x3x3x2x4x4xf32>)
 //       CHECK:     %[[XG:.+]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 2, 9, 9]
-//       CHECK:     %[[XN:.+]] = tensor.extract_slice %[[XG]][%[[N]], 0, 0, 0, 0] [1, 2, 2, 9, 9]
-//       CHECK:     %[[R0:.+]] = tensor.extract_slice %[[XN]][0, 0, 1, 1] [2, 2, 3, 3] [1, 1, 2, 2]
-//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[Z]][0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 3, 3] [1, 1, 1, 1, 1, 1]
-//       CHECK:     %[[W0:.+]] = linalg.generic {indexing_maps = [#[[WINDOW]], #[[SAME]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
-//  CHECK-SAME:       ins(%[[R0]] : tensor<2x2x3x3xf32>) outs(%[[T0]] : tensor<2x2x1x1x3x3xf32>)
-//       CHECK:     tensor.insert_slice %[[W0]] into %[[Z]][0, 0, 0, 0, 1, 1]
+//       CHECK:     %[[XN:.+]] = tensor.extract_slice %[[XG]][%[[N]], 0, 0, 0, 0] [2, 2, 2, 9, 9]
+//       CHECK:     %[[R0:.+]] = tensor.extract_slice %[[XN]][0, 0, 0, 1, 1] [2, 2, 2, 3, 3] [1, 1, 1, 2, 2]
+//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[Z]][0, 0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 2, 3, 3] [1, 1, 1, 1, 1, 1, 1]
+//       CHECK:     %[[W0:.+]] = linalg.generic {indexing_maps = [#[[WINDOW]], #[[SAME]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+//  CHECK-SAME:       ins(%[[R0]] : tensor<2x2x2x3x3xf32>) outs(%[[T0]] : tensor<2x2x1x1x2x3x3xf32>)
+//       CHECK:     tensor.insert_slice %[[W0]] into %[[Z]][0, 0, 0, 0, 0, 1, 1]
 //  CHECK-COUNT-7:  tensor.insert_slice
 //   CHECK-NOT:     tensor.extract %
-//       CHECK:     %[[C:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 2, 2, 0, 0] [2, 2, 1, 1, 3, 3]
-//       CHECK:     %[[M:.+]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2, 3], [4, 5]] : tensor<2x2x3x3x4x4xf32> into tensor<2x18x16xf32>
-//       CHECK:     %[[Y:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0] [1, 2, 3, 16] [1, 1, 1, 1] : tensor<2x2x3x16xf32> to tensor<2x3x16xf32>
+//       CHECK:     %[[C:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 2, 2, 0, 0, 0] [2, 2, 1, 1, 2, 3, 3]
+//       CHECK:     %[[M:.+]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2, 3], [4, 5, 6]] : tensor<2x2x3x3x2x4x4xf32> into tensor<2x18x32xf32>
+//       CHECK:     %[[BV4:.+]] = tensor.expand_shape %[[BL]] {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 2, 16]
+//       CHECK:     %[[YN:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0] [2, 2, 3, 16] [1, 1, 1, 1] : tensor<2x2x3x16xf32> to tensor<2x2x3x16xf32>
+//       CHECK:     %[[GOT:.+]] = linalg.generic {indexing_maps = [#[[GATHER]], #[[SAME4]]], {{.*}} ins(%[[YN]] : tensor<2x2x3x16xf32>) outs(%[[BV4]] : tensor<2x3x2x16xf32>)
+//       CHECK:     %[[Y:.+]] = tensor.collapse_shape %[[GOT]] {{\[}}[0], [1], [2, 3]] : tensor<2x3x2x16xf32> into tensor<2x3x32xf32>
 //       CHECK:     %[[P:.+]] = linalg.generic {indexing_maps = [#[[KERNEL]], #[[COLUMNS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-//  CHECK-SAME:       ins(%[[KM]], %[[M]] : tensor<2x3x18xf32>, tensor<2x18x16xf32>) outs(%[[Y]] : tensor<2x3x16xf32>)
-//       CHECK:     %[[NEXT:.+]] = tensor.insert_slice %[[P]] into %[[ACC]][%[[N]], 0, 0, 0]
-//       CHECK:     scf.yield %[[NEXT]], %[[M]]
+//  CHECK-SAME:       ins(%[[KM]], %[[M]] : tensor<2x3x18xf32>, tensor<2x18x32xf32>) outs(%[[Y]] : tensor<2x3x32xf32>)
+//       CHECK:     %[[PV:.+]] = tensor.expand_shape %[[P]] {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 2, 16]
+//       CHECK:     %[[BACK:.+]] = linalg.generic {indexing_maps = [#[[SCATTER]], #[[SAME4]]], {{.*}} ins(%[[PV]] : tensor<2x3x2x16xf32>) outs(%{{.+}} : tensor<2x2x3x16xf32>)
+//       CHECK:     %[[NEXT:.+]] = tensor.insert_slice %[[BACK]] into %[[ACC]][%[[N]], 0, 0, 0] [2, 2, 3, 16]
+//       CHECK:     scf.yield %[[NEXT]], %[[M]], %[[P]]
 //       CHECK:   tensor.expand_shape %[[LOOP]]#0
 //   CHECK-NOT:   tensor.pad
 // CHECK-LABEL: func.func @conv_columns_input_grad
 //       CHECK:   %[[ZEROS:.+]] = linalg.fill {{.*}} -> tensor<2x2x2x9x9xf32>
-//       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x16xf32>
-//       CHECK:   scf.for %[[N:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZEROS]], %[[COLS:.+]] = %[[EMPTY]])
-//       CHECK:     %[[Z:.+]] = linalg.fill {{.*}} outs(%[[COLS]] : tensor<2x18x16xf32>)
+//       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x32xf32>
+//       CHECK:   %[[BLOCK:.+]] = tensor.empty() : tensor<2x3x32xf32>
+//       CHECK:   scf.for %[[N:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZEROS]], %[[COLS:.+]] = %[[EMPTY]], %[[BL:.+]] = %[[BLOCK]])
+//       CHECK:     %[[Z:.+]] = linalg.fill {{.*}} outs(%[[COLS]] : tensor<2x18x32xf32>)
+//       CHECK:     %[[GOT:.+]] = linalg.generic {indexing_maps = [#[[GATHER]], #[[SAME4]]]
+//       CHECK:     %[[DY:.+]] = tensor.collapse_shape %[[GOT]]
 //       CHECK:     %[[D:.+]] = linalg.generic {indexing_maps = [#[[KERNELT]], #[[COLUMNS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-//  CHECK-SAME:       outs(%[[Z]] : tensor<2x18x16xf32>)
-//       CHECK:     %[[XN:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0, 0] [1, 2, 2, 9, 9]
-//       CHECK:     %[[DV:.+]] = tensor.expand_shape %[[D]] {{\[}}[0], [1, 2, 3], [4, 5]]
-//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[DV]][0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 3, 3] [1, 1, 1, 1, 1, 1]
-//       CHECK:     %[[S0:.+]] = tensor.extract_slice %[[XN]][0, 0, 1, 1] [2, 2, 3, 3] [1, 1, 2, 2]
-//       CHECK:     %[[A0:.+]] = linalg.generic {indexing_maps = [#[[TERMS]], #[[SAME4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-//  CHECK-SAME:       ins(%[[T0]] : tensor<2x2x1x1x3x3xf32>) outs(%[[S0]] : tensor<2x2x3x3xf32>)
+//  CHECK-SAME:       ins(%{{.+}}, %[[DY]] : tensor<2x3x18xf32>, tensor<2x3x32xf32>) outs(%[[Z]] : tensor<2x18x32xf32>)
+//       CHECK:     %[[XN:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0, 0] [2, 2, 2, 9, 9]
+//       CHECK:     %[[DV:.+]] = tensor.expand_shape %[[D]] {{\[}}[0], [1, 2, 3], [4, 5, 6]]
+//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[DV]][0, 0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 2, 3, 3] [1, 1, 1, 1, 1, 1, 1]
+//       CHECK:     %[[S0:.+]] = tensor.extract_slice %[[XN]][0, 0, 0, 1, 1] [2, 2, 2, 3, 3] [1, 1, 1, 2, 2]
+//       CHECK:     %[[A0:.+]] = linalg.generic {indexing_maps = [#[[TERMS]], #[[SAME5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+//  CHECK-SAME:       ins(%[[T0]] : tensor<2x2x1x1x2x3x3xf32>) outs(%[[S0]] : tensor<2x2x2x3x3xf32>)
 //       CHECK:       arith.addf
-//       CHECK:     tensor.insert_slice %[[A0]] into %[[XN]][0, 0, 1, 1] [2, 2, 3, 3] [1, 1, 2, 2]
-//  CHECK-COUNT-7:  tensor.insert_slice {{.*}} [1, 1, 2, 2]
+//       CHECK:     tensor.insert_slice %[[A0]] into %[[XN]][0, 0, 0, 1, 1] [2, 2, 2, 3, 3] [1, 1, 1, 2, 2]
+//  CHECK-COUNT-7:  tensor.insert_slice {{.*}} [1, 1, 1, 2, 2]
 //   CHECK-NOT:     arith.remsi
-//       CHECK:     %[[G:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 3, 3] [2, 2, 3, 3] [1, 1, 2, 2]
+//       CHECK:     %[[G:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 3, 3] [2, 2, 2, 3, 3] [1, 1, 1, 2, 2]
 //       CHECK:     %[[NEXT:.+]] = tensor.insert_slice %[[G]] into %[[ACC]][%[[N]], 0, 0, 0, 0]
-//       CHECK:     scf.yield %[[NEXT]], %[[D]]
+//       CHECK:     scf.yield %[[NEXT]], %[[D]], %[[DY]]
 // CHECK-LABEL: func.func @conv_columns_weight_grad
 //       CHECK:   %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<2x3x18xf32>
-//       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x16xf32>
-//       CHECK:   %[[LOOP:.+]]:2 = scf.for %[[N:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZERO]], %[[COLS:.+]] = %[[EMPTY]])
-//       CHECK:     %[[M:.+]] = tensor.collapse_shape
-//       CHECK:     %[[GN:.+]] = tensor.extract_slice %{{.+}}[%[[N]], 0, 0, 0] [1, 2, 3, 16]
+//       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<2x18x32xf32>
+//       CHECK:   %[[BLOCK:.+]] = tensor.empty() : tensor<2x3x32xf32>
+//       CHECK:   %[[LOOP:.+]]:3 = scf.for %[[N:.+]] = {{.*}} iter_args(%[[ACC:.+]] = %[[ZERO]], %[[COLS:.+]] = %[[EMPTY]], %[[BL:.+]] = %[[BLOCK]])
+//       CHECK:     %[[M:.+]] = tensor.collapse_shape {{.*}} into tensor<2x18x32xf32>
+//       CHECK:     %[[GOT:.+]] = linalg.generic {indexing_maps = [#[[GATHER]], #[[SAME4]]]
+//       CHECK:     %[[DY:.+]] = tensor.collapse_shape %[[GOT]]
 //       CHECK:     %[[S:.+]] = linalg.generic {indexing_maps = [#[[KERNEL]], #[[COLUMNST]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-//  CHECK-SAME:       ins(%[[GN]], %[[M]] : tensor<2x3x16xf32>, tensor<2x18x16xf32>) outs(%[[ACC]] : tensor<2x3x18xf32>)
-//       CHECK:     scf.yield %[[S]], %[[M]]
+//  CHECK-SAME:       ins(%[[DY]], %[[M]] : tensor<2x3x32xf32>, tensor<2x18x32xf32>) outs(%[[ACC]] : tensor<2x3x18xf32>)
+//       CHECK:     scf.yield %[[S]], %[[M]], %[[DY]]
 //       CHECK:   tensor.collapse_shape %[[LOOP]]#0 {{\[}}[0, 1], [2]] : tensor<2x3x18xf32> into tensor<6x18xf32>
 func.func @conv_columns(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf32>) -> tensor<2x6x4x4xf32> {
   %y = ckpt.conv2d %x, %w bias %b stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
@@ -150,6 +167,25 @@ func.func @conv_columns_weight_grad(%dy: tensor<2x6x4x4xf32>, %x: tensor<2x4x9x9
   %dw = ckpt.conv2d_weight_grad %dy, %x stride = [2, 2] padding = [1, 1] dilation = [2, 2] groups = 2
       : (tensor<2x6x4x4xf32>, tensor<2x4x9x9xf32>) -> tensor<6x2x3x3xf32>
   return %dw : tensor<6x2x3x3xf32>
+}
+
+// -----
+
+// With 144 output positions per image a product takes one image: two
+// values carried, a step of 1, one image's columns, and each product
+// accumulating into its image's slice of the result.
+// CHECK-LABEL: func.func @conv_columns_per_image
+//       CHECK:   %[[EMPTY:.+]] = tensor.empty() : tensor<1x18x144xf32>
+//   CHECK-DAG:   %[[C1:.+]] = arith.constant 1 : index
+//       CHECK:   %[[LOOP:.+]]:2 = scf.for %[[N:.+]] = %{{.+}} to %{{.+}} step %[[C1]] iter_args(%[[ACC:.+]] = %{{.+}}, %[[COLS:.+]] = %[[EMPTY]])
+//       CHECK:     %[[Y:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0] [1, 1, 4, 144] [1, 1, 1, 1] : tensor<2x1x4x144xf32> to tensor<1x4x144xf32>
+//       CHECK:     %[[P:.+]] = linalg.generic {{.*}} outs(%[[Y]] : tensor<1x4x144xf32>)
+//       CHECK:     %[[NEXT:.+]] = tensor.insert_slice %[[P]] into %[[ACC]][%[[N]], 0, 0, 0]
+//       CHECK:     scf.yield %[[NEXT]], %{{.+}} : tensor<2x1x4x144xf32>, tensor<1x18x144xf32>
+func.func @conv_columns_per_image(%x: tensor<2x2x12x12xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<2x4x12x12xf32> {
+  %y = ckpt.conv2d %x, %w padding = [1, 1]
+      : (tensor<2x2x12x12xf32>, tensor<4x2x3x3xf32>) -> tensor<2x4x12x12xf32>
+  return %y : tensor<2x4x12x12xf32>
 }
 
 // -----

@@ -73,11 +73,11 @@ TEST_F(CostTest, ConvolutionCountsMultiplyAddsPerGroup) {
 }
 
 TEST_F(CostTest, ConvolutionColumnsAreScratch) {
-  // [N, 4, 9, 9] * [6, 2, 3, 3] in 2 groups, stride 2, padding 1: one
+  // [N, 4, 9, 9] * [6, 2, 3, 3] in 2 groups, stride 2, padding 1: an
   // image's columns hold every kernel offset of every input channel
-  // (4 * 3 * 3 rows) for each of the 5 * 5 output positions, whatever the
-  // batch. 1x1 kernels at stride 1 without padding in one group multiply
-  // the images themselves, with no scratch.
+  // (4 * 3 * 3 rows) for each of the 5 * 5 output positions. 1x1 kernels
+  // at stride 1 without padding in one group multiply the images
+  // themselves, with no scratch.
   Location loc = builder.getUnknownLoc();
   auto ones = builder.getDenseI64ArrayAttr({1, 1});
   auto stride = builder.getDenseI64ArrayAttr({2, 2});
@@ -89,18 +89,27 @@ TEST_F(CostTest, ConvolutionColumnsAreScratch) {
     int64_t images, kernel, groups;
     DenseI64ArrayAttr stride, padding;
     ckpt::ConvAlgorithm algorithm;
-    uint64_t columnBytes;
+    int64_t imagesPerProduct;
+    uint64_t columnBytes, blockBytes;
   };
   auto columns = ckpt::ConvAlgorithm::Columns;
   auto pointwise = ckpt::ConvAlgorithm::Pointwise;
+  // [N, 4, 9, 9] into 6 channels: 25 output positions at stride 2, 81
+  // without. A product takes the most images that divide the batch within
+  // 128 positions: 2 of 2, 5 of 65 (13 would be 325), 1 at 81 positions;
+  // with several, their columns and their [6, images * positions] output
+  // block.
   for (Case c : {
-           Case{2, 3, 2, stride, ones, columns, 4u * 3 * 3 * 25 * 4},
-           Case{65, 3, 2, stride, ones, columns, 4u * 3 * 3 * 25 * 4},
-           Case{2, 1, 1, ones, zeros, pointwise, 4u * 81 * 4},
-           Case{65, 1, 1, ones, zeros, pointwise, 4u * 81 * 4},
+           Case{2, 3, 2, stride, ones, columns, 2, 4u * 3 * 3 * 2 * 25 * 4,
+                6u * 2 * 25 * 4},
+           Case{65, 3, 2, stride, ones, columns, 5, 4u * 3 * 3 * 5 * 25 * 4,
+                6u * 5 * 25 * 4},
+           Case{2, 1, 1, ones, zeros, pointwise, 1, 4u * 81 * 4, 0},
+           Case{65, 1, 1, ones, zeros, pointwise, 1, 4u * 81 * 4, 0},
            // A 1x1 kernel in groups, or with a stride, takes columns.
-           Case{2, 1, 2, ones, zeros, columns, 4u * 81 * 4},
-           Case{2, 1, 1, stride, zeros, columns, 4u * 25 * 4},
+           Case{2, 1, 2, ones, zeros, columns, 1, 4u * 81 * 4, 0},
+           Case{2, 1, 1, stride, zeros, columns, 2, 4u * 2 * 25 * 4,
+                6u * 2 * 25 * 4},
        }) {
     SCOPED_TRACE(testing::Message() << c.images << " images, kernel "
                                     << c.kernel << ", groups " << c.groups);
@@ -118,13 +127,20 @@ TEST_F(CostTest, ConvolutionColumnsAreScratch) {
     EXPECT_EQ(conv.getAlgorithm(), c.algorithm);
     EXPECT_EQ(inputGrad.getAlgorithm(), c.algorithm);
     EXPECT_EQ(weightGrad.getAlgorithm(), c.algorithm);
-    uint64_t expected = c.algorithm == columns ? c.columnBytes : 0;
+    EXPECT_EQ(conv.getImagesPerProduct(), c.imagesPerProduct);
+    EXPECT_EQ(inputGrad.getImagesPerProduct(), c.imagesPerProduct);
+    EXPECT_EQ(weightGrad.getImagesPerProduct(), c.imagesPerProduct);
+    uint64_t expected =
+        c.algorithm == columns ? c.columnBytes + c.blockBytes : 0;
     for (Operation *op : {conv.getOperation(), inputGrad.getOperation(),
                           weightGrad.getOperation()})
       EXPECT_EQ(scratch(op), expected);
     EXPECT_EQ(conv.getColumnBytes(), c.columnBytes);
     EXPECT_EQ(inputGrad.getColumnBytes(), c.columnBytes);
     EXPECT_EQ(weightGrad.getColumnBytes(), c.columnBytes);
+    EXPECT_EQ(conv.getBlockBytes(), c.blockBytes);
+    EXPECT_EQ(inputGrad.getBlockBytes(), c.blockBytes);
+    EXPECT_EQ(weightGrad.getBlockBytes(), c.blockBytes);
   }
 }
 

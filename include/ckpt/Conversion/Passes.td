@@ -127,8 +127,9 @@ def CkptOutlineLoopsPass : Pass<"ckpt-outline-loops", "::mlir::ModuleOp"> {
     from outside become its arguments, constants are cloned into it. A
     parallel loop of fewer than `min-parallel-iterations` iterations,
     counting those of the sequential loops inside it (static bounds),
-    becomes a sequential nest of `scf.for` first: waking the threads would
-    cost it more than it saves.
+    becomes a sequential nest of `scf.for` first, at the top level or
+    inside a sequential loop (a convolution's copies in its loop over the
+    images): waking the threads would cost it more than it saves.
     A longer one stays parallel over its outer dimensions only until they
     number `parallel-chunks` iterations; the others become an `scf.for`
     nest inside, which LLVM vectorises, where OpenMP would collapse every

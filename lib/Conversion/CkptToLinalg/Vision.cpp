@@ -2,8 +2,9 @@
 //
 // Convolutions are matrix products (BLAS calls after ckpt-gemm-to-calls):
 // pointwise ones on views of the images, the others in a loop over the
-// images on each image's columns (im2col) in one scratch buffer, whose
-// input gradient goes back to the image as a gather. Pooling and the
+// images on the columns (im2col) of one image, or of a block of images
+// with few output positions, in one scratch buffer, whose input gradient
+// goes back to the images window by window. Pooling and the
 // other windowed ops are gathers: one linalg.generic over the elements it
 // writes and the window offsets it sums over, reading images with
 // tensor.extract at computed positions. Padding needs no padded copy, and
@@ -184,7 +185,7 @@ struct ConvGeometry {
         kernelHeight(weight.getDimSize(2)), kernelWidth(weight.getDimSize(3)),
         channelsPerGroup(input.getDimSize(1) / groups),
         outChannelsPerGroup(weight.getDimSize(0) / groups),
-        element(input.getElementType()) {}
+        images(op.getImagesPerProduct()), element(input.getElementType()) {}
 
   /// The output positions along `axis` whose windows read inside the
   /// input at kernel offset `k`: `count` of them from `first`, reading
@@ -202,31 +203,40 @@ struct ConvGeometry {
             first * step + shift};
   }
 
-  /// One image's columns, [G, C/G * KH * KW, OH * OW].
+  /// One product's columns, [G, C/G * KH * KW, images * OH * OW].
   RankedTensorType columnsType() const {
     return RankedTensorType::get({groups,
                                   channelsPerGroup * kernelHeight * kernelWidth,
-                                  outHeight * outWidth},
+                                  images * outHeight * outWidth},
                                  element);
   }
 
-  /// The columns as [G, C/G, KH, KW, OH, OW].
+  /// The columns as [G, C/G, KH, KW, images, OH, OW].
   RankedTensorType windowsType() const {
     return RankedTensorType::get({groups, channelsPerGroup, kernelHeight,
-                                  kernelWidth, outHeight, outWidth},
+                                  kernelWidth, images, outHeight, outWidth},
                                  element);
+  }
+
+  /// One product's output block (or its gradient), [G, OC/G, images * OH *
+  /// OW], gathered from the images when a product takes several.
+  RankedTensorType blockType() const {
+    return RankedTensorType::get(
+        {groups, outChannelsPerGroup, images * outHeight * outWidth}, element);
   }
 
   ArrayRef<int64_t> stride, padding, dilation;
   int64_t groups, height, width, outHeight, outWidth;
   int64_t kernelHeight, kernelWidth;
   int64_t channelsPerGroup, outChannelsPerGroup;
+  /// The images one product takes (ConvAlgorithm.h).
+  int64_t images;
   Type element;
 };
 
 /// The reassociation between the columns and their windows.
 SmallVector<ReassociationIndices> windowsOfColumns() {
-  return {{0}, {1, 2, 3}, {4, 5}};
+  return {{0}, {1, 2, 3}, {4, 5, 6}};
 }
 
 /// An image batch [N, C, H, W] as [N, C, H*W]: a view.
@@ -282,21 +292,102 @@ Value insertImage(OpBuilder &b, Location loc, Value image, Value batch,
                                        slice.sizes, slice.strides);
 }
 
+/// Images n to n + count - 1 of `batch`, keeping the batch dimension: a
+/// view.
+Value extractImages(OpBuilder &b, Location loc, Value batch, Value n,
+                    int64_t count) {
+  auto type = cast<RankedTensorType>(batch.getType());
+  ImageSlice slice(b, type, n);
+  slice.sizes[0] = b.getIndexAttr(count);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = count;
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), batch,
+      slice.offsets, slice.sizes, slice.strides);
+}
+
+/// `batch` with images n on replaced by `images`, written in place.
+Value insertImages(OpBuilder &b, Location loc, Value images, Value batch,
+                   Value n) {
+  auto type = cast<RankedTensorType>(batch.getType());
+  ImageSlice slice(b, type, n);
+  slice.sizes[0] =
+      b.getIndexAttr(cast<RankedTensorType>(images.getType()).getDimSize(0));
+  return tensor::InsertSliceOp::create(b, loc, images, batch, slice.offsets,
+                                       slice.sizes, slice.strides);
+}
+
+/// A copy of `source` into `target` whose element at the loops' position
+/// (target's dimensions, in order) is source's at `sourceDims`.
+Value copyPermuted(OpBuilder &b, Location loc, Value source, Value target,
+                   ArrayRef<unsigned> sourceDims) {
+  auto type = cast<RankedTensorType>(target.getType());
+  unsigned rank = type.getRank();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{source}, ValueRange{target},
+             ArrayRef<AffineMap>{loopsMap(b.getContext(), rank, sourceDims),
+                                 b.getMultiDimIdentityMap(rank)},
+             iterators(rank, 0),
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, args[0]);
+             })
+      .getResult(0);
+}
+
+/// The reassociation between a block [G, O, images * P] and its images
+/// [G, O, images, P].
+SmallVector<ReassociationIndices> imagesOfBlock() { return {{0}, {1}, {2, 3}}; }
+
+/// A block [G, O, images * P] as [G, O, images, P]: a view.
+Value blockImages(OpBuilder &b, Location loc, const ConvGeometry &conv,
+                  Value block) {
+  auto type = cast<RankedTensorType>(block.getType());
+  auto imagesType =
+      RankedTensorType::get({type.getDimSize(0), type.getDimSize(1),
+                             conv.images, conv.outHeight * conv.outWidth},
+                            conv.element);
+  return tensor::ExpandShapeOp::create(b, loc, imagesType, block,
+                                       imagesOfBlock());
+}
+
+/// Images n on of `batch` ([N, G, O, P]) gathered into `block` ([G, O,
+/// images * P]) for one product.
+Value gatherBlock(OpBuilder &b, Location loc, const ConvGeometry &conv,
+                  Value batch, Value n, Value block) {
+  // Loops g, o, i, p.
+  Value copied =
+      copyPermuted(b, loc, extractImages(b, loc, batch, n, conv.images),
+                   blockImages(b, loc, conv, block), {2, 0, 1, 3});
+  return tensor::CollapseShapeOp::create(b, loc, block.getType(), copied,
+                                         imagesOfBlock());
+}
+
+/// `block` written back into images n on of `batch`, in place.
+Value scatterBlock(OpBuilder &b, Location loc, const ConvGeometry &conv,
+                   Value block, Value batch, Value n) {
+  // Loops i, g, o, p.
+  Value images =
+      copyPermuted(b, loc, blockImages(b, loc, conv, block),
+                   extractImages(b, loc, batch, n, conv.images), {1, 2, 0, 3});
+  return insertImages(b, loc, images, batch, n);
+}
+
 /// The body of the loop over the images: gets the builder, the image index
 /// and the loop-carried values, returns their next values.
 using ImageBody = llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
                                                         Value, ValueRange)>;
 
-/// One scf.for over the `images` images, in order, carrying `initial`
-/// (the results and the columns, each updated in place): the products of
-/// one image after another, without unrolling.
+/// One scf.for over the `images` images `step` at a time, in order,
+/// carrying `initial` (the results and the scratch, each updated in
+/// place): the products of one image or block of images after another,
+/// without unrolling. The body gets the first image of its block.
 scf::ForOp forEachImage(OpBuilder &b, Location loc, int64_t images,
-                        ValueRange initial, ImageBody body) {
+                        int64_t step, ValueRange initial, ImageBody body) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value count = arith::ConstantIndexOp::create(b, loc, images);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value by = arith::ConstantIndexOp::create(b, loc, step);
   return scf::ForOp::create(
-      b, loc, zero, count, one, initial,
+      b, loc, zero, count, by, initial,
       [&](OpBuilder &nb, Location l, Value n, ValueRange carried) {
         scf::YieldOp::create(nb, l, body(nb, l, n, carried));
       });
@@ -307,11 +398,12 @@ scf::ForOp forEachImage(OpBuilder &b, Location loc, int64_t images,
 /// slices of both, per kernel offset in order (offsets whose positions all
 /// read padding have none).
 struct KernelOffsetSlices {
-  /// Of the columns as [G, C/G, KH, KW, OH, OW]: [G, C/G, 1, 1, rows,
-  /// cols].
+  /// Of the columns as [G, C/G, KH, KW, images, OH, OW]: [G, C/G, 1, 1,
+  /// images, rows, cols].
   SmallVector<OpFoldResult> columnOffsets, columnSizes, columnStrides;
   RankedTensorType columnType;
-  /// Of one image as [G, C/G, H, W]: [G, C/G, rows, cols], strided.
+  /// Of one product's images as [images, G, C/G, H, W]: [images, G, C/G,
+  /// rows, cols], strided.
   SmallVector<OpFoldResult> imageOffsets, imageSizes, imageStrides;
   RankedTensorType imageType;
 };
@@ -328,28 +420,30 @@ void forEachKernelOffset(
       ConvGeometry::Inside rows = conv.inside(0, kh), cols = conv.inside(1, kw);
       if (rows.count == 0 || cols.count == 0)
         continue;
-      int64_t g = conv.groups, c = conv.channelsPerGroup;
+      int64_t g = conv.groups, c = conv.channelsPerGroup, i = conv.images;
       KernelOffsetSlices slices{
-          indices({0, 0, kh, kw, rows.first, cols.first}),
-          indices({g, c, 1, 1, rows.count, cols.count}),
-          indices({1, 1, 1, 1, 1, 1}),
-          RankedTensorType::get({g, c, 1, 1, rows.count, cols.count},
+          indices({0, 0, kh, kw, 0, rows.first, cols.first}),
+          indices({g, c, 1, 1, i, rows.count, cols.count}),
+          indices({1, 1, 1, 1, 1, 1, 1}),
+          RankedTensorType::get({g, c, 1, 1, i, rows.count, cols.count},
                                 conv.element),
-          indices({0, 0, rows.input, cols.input}),
-          indices({g, c, rows.count, cols.count}),
-          indices({1, 1, conv.stride[0], conv.stride[1]}),
-          RankedTensorType::get({g, c, rows.count, cols.count}, conv.element)};
+          indices({0, 0, 0, rows.input, cols.input}),
+          indices({i, g, c, rows.count, cols.count}),
+          indices({1, 1, 1, conv.stride[0], conv.stride[1]}),
+          RankedTensorType::get({i, g, c, rows.count, cols.count},
+                                conv.element)};
       body(slices);
     }
   }
 }
 
-/// The columns of image `n` of `input` ([N, C, H, W]), written into
-/// `into` (of conv.columnsType()): in group g, row (cg, kh, kw) of column
-/// (oh, ow) is the input element that output position (oh, ow) reads at
-/// kernel offset (kh, kw) of channel cg, or zero in the padding: one copy
-/// per kernel offset, over zeros where some positions read the padding.
-/// Writing each image's columns over the last image's keeps one buffer.
+/// The columns of images n to n + conv.images - 1 of `input` ([N, C, H,
+/// W]), written into `into` (of conv.columnsType()): in group g, row (cg,
+/// kh, kw) of column (i, oh, ow) is the element of image n + i that output
+/// position (oh, ow) reads at kernel offset (kh, kw) of channel cg, or
+/// zero in the padding: one copy per kernel offset, over zeros where some
+/// positions read the padding. Writing each product's columns over the
+/// last one's keeps one buffer.
 Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
                    Value input, Value n, Value into) {
   MLIRContext *context = b.getContext();
@@ -363,8 +457,8 @@ Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
     Value zero = ScalarBuilder{b, loc, conv.element}.constant(0.0);
     windows = linalg::FillOp::create(b, loc, zero, windows).getResult(0);
   }
-  Value image =
-      extractImage(b, loc, splitGroups(b, loc, input, 1, conv.groups), n);
+  Value image = extractImages(
+      b, loc, splitGroups(b, loc, input, 1, conv.groups), n, conv.images);
   forEachKernelOffset(b, conv, [&](const KernelOffsetSlices &slices) {
     Value read = tensor::ExtractSliceOp::create(
         b, loc, slices.imageType, image, slices.imageOffsets, slices.imageSizes,
@@ -372,17 +466,8 @@ Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
     Value target = tensor::ExtractSliceOp::create(
         b, loc, slices.columnType, windows, slices.columnOffsets,
         slices.columnSizes, slices.columnStrides);
-    // Loops g, cg, (kh), (kw), oh, ow.
-    Value written = linalg::GenericOp::create(
-                        b, loc, TypeRange{slices.columnType}, ValueRange{read},
-                        ValueRange{target},
-                        ArrayRef<AffineMap>{loopsMap(context, 6, {0, 1, 4, 5}),
-                                            b.getMultiDimIdentityMap(6)},
-                        iterators(6, 0),
-                        [](OpBuilder &nb, Location l, ValueRange args) {
-                          linalg::YieldOp::create(nb, l, args[0]);
-                        })
-                        .getResult(0);
+    // Loops g, cg, (kh), (kw), i, oh, ow.
+    Value written = copyPermuted(b, loc, read, target, {4, 0, 1, 5, 6});
     windows = tensor::InsertSliceOp::create(b, loc, written, windows,
                                             slices.columnOffsets,
                                             slices.columnSizes,
@@ -392,10 +477,10 @@ Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
                                          windowsOfColumns());
 }
 
-/// Adds the columns `columns` of one image's input gradient back into its
-/// image `image` ([G, C/G, H, W]): per kernel offset in order, each
-/// column's row adds into the image element it was read from. Each input
-/// position gets its terms in kernel order, whatever the stride or
+/// Adds the columns `columns` of one product's input gradient back into its
+/// images `image` ([images, G, C/G, H, W]): per kernel offset in order,
+/// each column's row adds into the image element it was read from. Each
+/// input position gets its terms in kernel order, whatever the stride or
 /// overlap, so the sums have a fixed order.
 Value addColumnsToImage(OpBuilder &b, Location loc, const ConvGeometry &conv,
                         Value columns, Value image) {
@@ -410,17 +495,16 @@ Value addColumnsToImage(OpBuilder &b, Location loc, const ConvGeometry &conv,
         b, loc, slices.imageType, image, slices.imageOffsets, slices.imageSizes,
         slices.imageStrides);
     AffineExpr zero = getAffineConstantExpr(0, context);
-    // Loops g, cg, oh, ow.
+    auto loop = [&](unsigned dim) { return getAffineDimExpr(dim, context); };
+    // Loops i, g, cg, oh, ow.
     AffineMap termsMap = AffineMap::get(
-        4, 0,
-        {getAffineDimExpr(0, context), getAffineDimExpr(1, context), zero, zero,
-         getAffineDimExpr(2, context), getAffineDimExpr(3, context)},
+        5, 0, {loop(1), loop(2), zero, zero, loop(0), loop(3), loop(4)},
         context);
     Value sum = linalg::GenericOp::create(
                     b, loc, TypeRange{slices.imageType}, ValueRange{terms},
                     ValueRange{target},
-                    ArrayRef<AffineMap>{termsMap, b.getMultiDimIdentityMap(4)},
-                    iterators(4, 0),
+                    ArrayRef<AffineMap>{termsMap, b.getMultiDimIdentityMap(5)},
+                    iterators(5, 0),
                     [&](OpBuilder &nb, Location l, ValueRange args) {
                       ScalarBuilder s{nb, l, conv.element};
                       linalg::YieldOp::create(nb, l, s.add(args[1], args[0]));
@@ -482,24 +566,36 @@ FailureOr<SmallVector<Value>> lowerConv2d(Conv2dOp op,
     return SmallVector<Value>{tensor::ExpandShapeOp::create(
         rewriter, loc, result, sum, mergePair(4, 2))};
   }
-  // Per image and group, [OC/G, C/G * KH * KW] x its columns; loops
-  // g, o, p | k.
+  // Per product and group, [OC/G, C/G * KH * KW] x its columns; loops
+  // g, o, p | k. One image's product accumulates into its image; several
+  // images' into their block, gathered from the images and written back.
   Value kernels = groupKernels(rewriter, loc, op.getWeight(), conv.groups);
   Value sums =
       tensor::CollapseShapeOp::create(rewriter, loc, init, mergePair(5, 3));
   SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 1, 3}),
                                  loopsMap(context, 4, {0, 3, 2}),
                                  loopsMap(context, 4, {0, 1, 2})};
+  bool blocked = conv.images > 1;
+  SmallVector<Value> initial = {sums,
+                                emptyTensor(rewriter, loc, conv.columnsType())};
+  if (blocked)
+    initial.push_back(emptyTensor(rewriter, loc, conv.blockType()));
   scf::ForOp loop = forEachImage(
-      rewriter, loc, result.getDimSize(0),
-      {sums, emptyTensor(rewriter, loc, conv.columnsType())},
+      rewriter, loc, result.getDimSize(0), conv.images, initial,
       [&](OpBuilder &b, Location l, Value n, ValueRange carried) {
         Value columns = imageColumns(b, l, conv, input, n, carried[1]);
-        Value image =
-            buildContraction(b, l, kernels, columns,
-                             extractImage(b, l, carried[0], n), maps, {3});
-        return SmallVector<Value>{insertImage(b, l, image, carried[0], n),
-                                  columns};
+        if (!blocked) {
+          Value image =
+              buildContraction(b, l, kernels, columns,
+                               extractImage(b, l, carried[0], n), maps, {3});
+          return SmallVector<Value>{insertImage(b, l, image, carried[0], n),
+                                    columns};
+        }
+        Value block = buildContraction(
+            b, l, kernels, columns,
+            gatherBlock(b, l, conv, carried[0], n, carried[2]), maps, {3});
+        return SmallVector<Value>{
+            scatterBlock(b, l, conv, block, carried[0], n), columns, block};
       });
   Value sum = tensor::ExpandShapeOp::create(rewriter, loc, grouped,
                                             loop.getResult(0), mergePair(5, 3));
@@ -524,9 +620,10 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
     return SmallVector<Value>{tensor::ExpandShapeOp::create(
         rewriter, loc, result, sum, mergePair(4, 2))};
   }
-  // Per image and group, the columns' gradient [C/G * KH * KW, OH * OW]
-  // = kernel^T x the output's gradient (loops g, k, p | o), then added
-  // back into the image's positions.
+  // Per product and group, the columns' gradient [C/G * KH * KW, images
+  // * OH * OW] = kernel^T x the output's gradient (loops g, k, p | o),
+  // several images' gathered into a block, then added back into the
+  // images' positions.
   RankedTensorType grouped = splitDim(result, 1, conv.groups);
   Value sums = filledTensor(rewriter, loc, grouped, 0.0);
   Value kernels = groupKernels(rewriter, loc, op.getWeight(), conv.groups);
@@ -534,19 +631,28 @@ FailureOr<SmallVector<Value>> lowerConv2dInputGrad(Conv2dInputGradOp op,
   SmallVector<AffineMap> maps = {loopsMap(context, 4, {0, 3, 1}),
                                  loopsMap(context, 4, {0, 3, 2}),
                                  loopsMap(context, 4, {0, 1, 2})};
+  bool blocked = conv.images > 1;
+  SmallVector<Value> initial = {sums,
+                                emptyTensor(rewriter, loc, conv.columnsType())};
+  if (blocked)
+    initial.push_back(emptyTensor(rewriter, loc, conv.blockType()));
   scf::ForOp loop = forEachImage(
-      rewriter, loc, result.getDimSize(0),
-      {sums, emptyTensor(rewriter, loc, conv.columnsType())},
+      rewriter, loc, result.getDimSize(0), conv.images, initial,
       [&](OpBuilder &b, Location l, Value n, ValueRange carried) {
         Value zero = ScalarBuilder{b, l, conv.element}.constant(0.0);
         Value columns =
             linalg::FillOp::create(b, l, zero, carried[1]).getResult(0);
-        columns = buildContraction(b, l, kernels, extractImage(b, l, grads, n),
-                                   columns, maps, {3});
-        Value image = addColumnsToImage(b, l, conv, columns,
-                                        extractImage(b, l, carried[0], n));
-        return SmallVector<Value>{insertImage(b, l, image, carried[0], n),
-                                  columns};
+        Value block = blocked ? gatherBlock(b, l, conv, grads, n, carried[2])
+                              : extractImage(b, l, grads, n);
+        columns = buildContraction(b, l, kernels, block, columns, maps, {3});
+        Value images =
+            addColumnsToImage(b, l, conv, columns,
+                              extractImages(b, l, carried[0], n, conv.images));
+        SmallVector<Value> next = {insertImages(b, l, images, carried[0], n),
+                                   columns};
+        if (blocked)
+          next.push_back(block);
+        return next;
       });
   return SmallVector<Value>{mergeGroups(rewriter, loc, loop.getResult(0), 1)};
 }
@@ -555,7 +661,9 @@ FailureOr<SmallVector<Value>> lowerConv2dWeightGrad(Conv2dWeightGradOp op,
                                                     PatternRewriter &rewriter) {
   // The sum over images n of grad[n] [OC/G, OH * OW] x columns[n]^T per
   // group (loops g, o, k | p), each product accumulating into the last in
-  // image order. A pointwise convolution's columns are its image.
+  // image order; a product of several images takes their gradients
+  // gathered into a block. A pointwise convolution's columns are its
+  // image.
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
@@ -572,23 +680,29 @@ FailureOr<SmallVector<Value>> lowerConv2dWeightGrad(Conv2dWeightGradOp op,
                                  loopsMap(context, 4, {0, 2, 3}),
                                  loopsMap(context, 4, {0, 1, 2})};
   bool pointwise = op.getAlgorithm() == ConvAlgorithm::Pointwise;
+  bool blocked = conv.images > 1;
   SmallVector<Value> initial = {sum};
   Value images;
   if (pointwise)
     images = groupPositions(rewriter, loc, input, 1);
   else
     initial.push_back(emptyTensor(rewriter, loc, conv.columnsType()));
+  if (blocked)
+    initial.push_back(emptyTensor(rewriter, loc, conv.blockType()));
   scf::ForOp loop = forEachImage(
-      rewriter, loc, op.getInput().getType().getDimSize(0), initial,
-      [&](OpBuilder &b, Location l, Value n, ValueRange carried) {
+      rewriter, loc, op.getInput().getType().getDimSize(0), conv.images,
+      initial, [&](OpBuilder &b, Location l, Value n, ValueRange carried) {
         Value columns = pointwise
                             ? extractImage(b, l, images, n)
                             : imageColumns(b, l, conv, input, n, carried[1]);
+        Value block = blocked ? gatherBlock(b, l, conv, grads, n, carried[2])
+                              : extractImage(b, l, grads, n);
         SmallVector<Value> next = {
-            buildContraction(b, l, extractImage(b, l, grads, n), columns,
-                             carried[0], maps, {3})};
+            buildContraction(b, l, block, columns, carried[0], maps, {3})};
         if (!pointwise)
           next.push_back(columns);
+        if (blocked)
+          next.push_back(block);
         return next;
       });
   Value matrix = tensor::CollapseShapeOp::create(

@@ -42,16 +42,15 @@ struct CkptOutlineLoopsPass
           if (isa<scf::ParallelOp, scf::ForOp>(op) && op.getNumResults() == 0)
             loops.push_back(&op);
       for (auto [index, loop] : llvm::enumerate(loops)) {
-        if (auto parallel = dyn_cast<scf::ParallelOp>(loop)) {
-          std::optional<int64_t> iterations = getIterations(parallel);
-          if (iterations && *iterations < minParallelIterations)
-            loop = splitDims(parallel, 0);
-        }
-        SmallVector<scf::ParallelOp> inner;
+        // Inner loops first (post-order), as splitting one clones its body.
+        SmallVector<scf::ParallelOp> parallels;
         loop->walk(
-            [&](scf::ParallelOp parallel) { inner.push_back(parallel); });
-        for (scf::ParallelOp parallel : inner) {
-          unsigned dims = getParallelDims(parallel);
+            [&](scf::ParallelOp parallel) { parallels.push_back(parallel); });
+        for (scf::ParallelOp parallel : parallels) {
+          std::optional<int64_t> iterations = getIterations(parallel);
+          unsigned dims = iterations && *iterations < minParallelIterations
+                              ? 0
+                              : getParallelDims(parallel);
           if (dims < parallel.getNumLoops()) {
             Operation *split = splitDims(parallel, dims);
             if (parallel == loop)

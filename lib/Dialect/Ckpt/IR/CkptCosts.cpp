@@ -323,19 +323,40 @@ static ConvAlgorithm convAlgorithm(RankedTensorType weight,
   return pointwise ? ConvAlgorithm::Pointwise : ConvAlgorithm::Columns;
 }
 
-/// Bytes of one image's columns: every kernel offset of every input
-/// channel, for every output position (0 for unknown sizes, which are not
-/// lowered).
+/// The images each product of a convolution over `image` ([N, C, H, W])
+/// giving `output` takes: one for pointwise ones and unknown sizes (which
+/// are not lowered).
+static int64_t imagesPerProduct(ConvAlgorithm algorithm, RankedTensorType image,
+                                RankedTensorType output) {
+  if (algorithm != ConvAlgorithm::Columns || !image.hasStaticShape() ||
+      !output.hasStaticShape())
+    return 1;
+  return getImagesPerProduct(image.getDimSize(0),
+                             output.getDimSize(2) * output.getDimSize(3));
+}
+
+/// Bytes of the columns of `images` images: every kernel offset of every
+/// input channel, for every output position (0 for unknown sizes).
 static uint64_t columnBytes(RankedTensorType image, RankedTensorType weight,
-                            RankedTensorType output) {
+                            RankedTensorType output, int64_t images) {
   if (!image.hasStaticShape() || !weight.hasStaticShape() ||
       !output.hasStaticShape())
     return 0;
   uint64_t rows = times(image.getDimSize(1),
                         times(weight.getDimSize(2), weight.getDimSize(3)));
-  uint64_t positions = times(output.getDimSize(2), output.getDimSize(3));
+  uint64_t positions =
+      times(images, times(output.getDimSize(2), output.getDimSize(3)));
   return times(times(rows, positions),
                getElementByteWidth(image.getElementType()));
+}
+
+/// Bytes of the output block of `images` images, [OC, images * OH * OW],
+/// gathered only when a product takes several (0 otherwise).
+static uint64_t blockBytes(RankedTensorType output, int64_t images) {
+  if (images == 1 || !output.hasStaticShape())
+    return 0;
+  return times(images,
+               getStaticTensorBytes(output).value_or(0) / output.getDimSize(0));
 }
 
 ConvAlgorithm Conv2dOp::getAlgorithm() {
@@ -349,21 +370,46 @@ ConvAlgorithm Conv2dInputGradOp::getAlgorithm() {
 ConvAlgorithm Conv2dWeightGradOp::getAlgorithm() {
   return convAlgorithm(getType(), getStride(), getPadding(), getGroups());
 }
+int64_t Conv2dOp::getImagesPerProduct() {
+  return imagesPerProduct(getAlgorithm(), getInput().getType(), getType());
+}
+int64_t Conv2dInputGradOp::getImagesPerProduct() {
+  return imagesPerProduct(getAlgorithm(), getType(), getGrad().getType());
+}
+int64_t Conv2dWeightGradOp::getImagesPerProduct() {
+  return imagesPerProduct(getAlgorithm(), getInput().getType(),
+                          getGrad().getType());
+}
 uint64_t Conv2dOp::getColumnBytes() {
-  return columnBytes(getInput().getType(), getWeight().getType(), getType());
+  return columnBytes(getInput().getType(), getWeight().getType(), getType(),
+                     getImagesPerProduct());
 }
 uint64_t Conv2dInputGradOp::getColumnBytes() {
-  return columnBytes(getType(), getWeight().getType(), getGrad().getType());
+  return columnBytes(getType(), getWeight().getType(), getGrad().getType(),
+                     getImagesPerProduct());
 }
 uint64_t Conv2dWeightGradOp::getColumnBytes() {
-  return columnBytes(getInput().getType(), getType(), getGrad().getType());
+  return columnBytes(getInput().getType(), getType(), getGrad().getType(),
+                     getImagesPerProduct());
+}
+uint64_t Conv2dOp::getBlockBytes() {
+  return blockBytes(getType(), getImagesPerProduct());
+}
+uint64_t Conv2dInputGradOp::getBlockBytes() {
+  return blockBytes(getGrad().getType(), getImagesPerProduct());
+}
+uint64_t Conv2dWeightGradOp::getBlockBytes() {
+  return blockBytes(getGrad().getType(), getImagesPerProduct());
 }
 
-// Convolutions lowered through columns: one image's columns (the forward
-// and the weight gradient gather them from the image, the input gradient
-// multiplies the output gradient into them before scattering them back).
+// Convolutions lowered through columns: one product's columns (the forward
+// and the weight gradient gather them from the images, the input gradient
+// multiplies the output gradient into them before scattering them back),
+// and its output block (or its gradient) when it takes several images.
 template <typename ConvOp> static uint64_t columnScratch(ConvOp op) {
-  return op.getAlgorithm() == ConvAlgorithm::Columns ? op.getColumnBytes() : 0;
+  if (op.getAlgorithm() != ConvAlgorithm::Columns)
+    return 0;
+  return op.getColumnBytes() + op.getBlockBytes();
 }
 uint64_t Conv2dOp::getScratchBytes() { return columnScratch(*this); }
 uint64_t Conv2dInputGradOp::getScratchBytes() { return columnScratch(*this); }

@@ -749,12 +749,15 @@ defvar Ckpt_ConvAttributes = (ins
     DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
     DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
     DefaultValuedAttr<I64Attr, "1">:$groups);
-// The lowering a convolution op gets (ckpt/Dialect/Ckpt/IR/ConvAlgorithm.h)
-// and the bytes of one image's columns, which its scratch bytes count when
-// that lowering is `Columns`.
+// The lowering a convolution op gets (ckpt/Dialect/Ckpt/IR/ConvAlgorithm.h),
+// the images one of its products takes (one when pointwise) and the bytes
+// of their columns and of their output block (0 for one image), which its
+// scratch bytes count when that lowering is `Columns`.
 defvar Ckpt_ConvLowering = [{
   ::ckpt::ConvAlgorithm getAlgorithm();
+  int64_t getImagesPerProduct();
   uint64_t getColumnBytes();
+  uint64_t getBlockBytes();
 }];
 defvar Ckpt_ConvAttributeSyntax = [{
   (`stride` `=` $stride^)? (`padding` `=` $padding^)?
