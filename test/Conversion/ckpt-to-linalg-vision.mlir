@@ -211,6 +211,35 @@ func.func @max_pool(%x: tensor<2x4x9x9xf32>) -> (tensor<2x4x5x5xf32>, tensor<2x4
 
 // -----
 
+// max_pool2d_grad: zeros, then window offset by window offset from the
+// last ((2, 2) first, (0, 0) last: output positions ascend as PyTorch
+// accumulates), the output positions whose window holds an input position
+// there (a rectangle) add their gradient where their index names it, onto
+// a strided window of the input: each input element gets its terms in a
+// fixed order, with no division or clamp. At offset (2, 2), outputs 0..3
+// of each axis hold inputs 1, 3, 5, 7; at (1, 1) all 5 hold 0, 2, ... 8;
+// at (0, 0), outputs 1..4 hold 1, 3, 5, 7.
+// CHECK-LABEL: func.func @max_pool_grad
+//       CHECK:   %[[ZERO:.+]] = linalg.fill
+//       CHECK:   %[[DY:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [2, 4, 4, 4] [1, 1, 1, 1] : tensor<2x4x5x5xf32>
+//       CHECK:   %[[I:.+]] = tensor.extract_slice %{{.+}}[0, 0, 0, 0] [2, 4, 4, 4] [1, 1, 1, 1] : tensor<2x4x5x5xi64>
+//       CHECK:   %[[T:.+]] = tensor.extract_slice %[[ZERO]][0, 0, 1, 1] [2, 4, 4, 4] [1, 1, 2, 2]
+//       CHECK:   %[[A:.+]] = linalg.generic {{.*}} ins(%[[DY]], %[[I]] : tensor<2x4x4x4xf32>, tensor<2x4x4x4xi64>) outs(%[[T]] : tensor<2x4x4x4xf32>)
+//       CHECK:     arith.cmpi eq
+//       CHECK:     arith.addf
+//       CHECK:     arith.select
+//       CHECK:   tensor.insert_slice %[[A]] into %[[ZERO]][0, 0, 1, 1] [2, 4, 4, 4] [1, 1, 2, 2]
+//  CHECK-COUNT-7:  tensor.insert_slice {{.*}} [1, 1, 2, 2]
+//       CHECK:   %[[LAST:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 1, 1] [2, 4, 4, 4] [1, 1, 2, 2]
+//   CHECK-NOT:   arith.divsi
+//       CHECK:   return %[[LAST]]
+func.func @max_pool_grad(%dy: tensor<2x4x5x5xf32>, %i: tensor<2x4x5x5xi64>) -> tensor<2x4x9x9xf32> {
+  %dx = ckpt.max_pool2d_grad %dy, %i kernel = [3, 3] stride = [2, 2] padding = [1, 1]
+      : (tensor<2x4x5x5xf32>, tensor<2x4x5x5xi64>) -> tensor<2x4x9x9xf32>
+  return %dx : tensor<2x4x9x9xf32>
+}
+// -----
+
 // Nearest upsampling copies into [N, C, H, sh, W, sw] blocks, a view of
 // the result; its gradient sums the blocks.
 // CHECK-DAG: #[[SMALL:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)>

@@ -185,13 +185,16 @@ TEST_F(CostTest, PoolingCountsTheWindow) {
   EXPECT_EQ(
       cast<ckpt::CostOpInterface>(maxPool.getOperation()).getBytesWritten(),
       outputs * 4 + outputs * 8);
-  // The lowering's [3, 3] window tensor is scratch; upsampling has none.
+  // The lowering's [3, 3] window tensor is scratch; the max-pooling
+  // gradient, added window offset by window offset, and upsampling have
+  // none.
   auto scratch = [](Operation *op) {
     return cast<ckpt::CostOpInterface>(op).getScratchBytes();
   };
-  for (Operation *op : {maxPool.getOperation(), avgPool.getOperation(),
-                        maxGrad.getOperation(), avgGrad.getOperation()})
+  for (Operation *op :
+       {maxPool.getOperation(), avgPool.getOperation(), avgGrad.getOperation()})
     EXPECT_EQ(scratch(op), 9u * 4);
+  EXPECT_EQ(scratch(maxGrad), 0u);
   EXPECT_EQ(scratch(upsample), 0u);
 }
 

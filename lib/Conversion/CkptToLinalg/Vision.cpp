@@ -4,12 +4,12 @@
 // pointwise ones on views of the images, the others in a loop over the
 // images on the columns (im2col) of one image, or of a block of images
 // with few output positions, in one scratch buffer, whose input gradient
-// goes back to the images window by window. Pooling and the
-// other windowed ops are gathers: one linalg.generic over the elements it
-// writes and the window offsets it sums over, reading images with
-// tensor.extract at computed positions. Padding needs no padded copy, and
-// gradients that are scatters in PyTorch (col2im, pooling) sum in a fixed
-// order with no write conflicts. batch_norm is layer_norm's arithmetic
+// goes back to the images window by window, as max pooling's gradient
+// does. The other windowed ops are gathers: one linalg.generic over the
+// elements it writes and the window offsets it sums over, reading images
+// with tensor.extract at computed positions. Padding needs no padded copy,
+// and gradients that are scatters in PyTorch (col2im, pooling) sum in a
+// fixed order with no write conflicts. batch_norm is layer_norm's arithmetic
 // over every dimension but the channels, with PyTorch's accumulation: f32
 // sums per channel run in f64.
 //
@@ -109,6 +109,25 @@ std::pair<Value, Value> windowOrigin(IndexBuilder &ix, Value position,
   return {ix.clamp(origin, outputSize), valid};
 }
 
+/// Along one axis of a window op, the output positions whose window reads
+/// inside the input at one window offset: `count` of them from `first`,
+/// reading from input position `input` on by the stride.
+struct InsideRange {
+  int64_t first, count, input;
+};
+
+/// The InsideRange of an input of `size` and an output of `out` positions
+/// at `stride`, when output position o reads input position o * stride +
+/// shift.
+InsideRange insideRange(int64_t size, int64_t out, int64_t stride,
+                        int64_t shift) {
+  int64_t first = shift >= 0 ? 0 : llvm::divideCeil(-shift, stride);
+  int64_t last =
+      std::min(llvm::divideFloorSigned(size - 1 - shift, stride), out - 1);
+  return {first, std::max<int64_t>(0, last - first + 1),
+          first * stride + shift};
+}
+
 /// The map of an operand indexed by the loops `targets` of `numLoops`.
 AffineMap loopsMap(MLIRContext *context, unsigned numLoops,
                    ArrayRef<unsigned> targets) {
@@ -188,19 +207,10 @@ struct ConvGeometry {
         images(op.getImagesPerProduct()), element(input.getElementType()) {}
 
   /// The output positions along `axis` whose windows read inside the
-  /// input at kernel offset `k`: `count` of them from `first`, reading
-  /// from input position `input` on by `stride[axis]`.
-  struct Inside {
-    int64_t first, count, input;
-  };
-  Inside inside(unsigned axis, int64_t k) const {
-    int64_t step = stride[axis], shift = k * dilation[axis] - padding[axis];
-    int64_t size = axis ? width : height, out = axis ? outWidth : outHeight;
-    int64_t first = shift >= 0 ? 0 : llvm::divideCeil(-shift, step);
-    int64_t last =
-        std::min(llvm::divideFloorSigned(size - 1 - shift, step), out - 1);
-    return {first, std::max<int64_t>(0, last - first + 1),
-            first * step + shift};
+  /// input at kernel offset `k`.
+  InsideRange inside(unsigned axis, int64_t k) const {
+    return insideRange(axis ? width : height, axis ? outWidth : outHeight,
+                       stride[axis], k * dilation[axis] - padding[axis]);
   }
 
   /// One product's columns, [G, C/G * KH * KW, images * OH * OW].
@@ -417,7 +427,7 @@ void forEachKernelOffset(
   };
   for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
     for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
-      ConvGeometry::Inside rows = conv.inside(0, kh), cols = conv.inside(1, kw);
+      InsideRange rows = conv.inside(0, kh), cols = conv.inside(1, kw);
       if (rows.count == 0 || cols.count == 0)
         continue;
       int64_t g = conv.groups, c = conv.channelsPerGroup, i = conv.images;
@@ -744,6 +754,13 @@ struct PoolGeometry {
                         axis == 0 ? outHeight : outWidth);
   }
 
+  /// The output positions along `axis` whose windows hold an input
+  /// position at window offset `k`.
+  InsideRange inside(unsigned axis, int64_t k) const {
+    return insideRange(axis ? width : height, axis ? outWidth : outHeight,
+                       stride[axis], k - padding[axis]);
+  }
+
   /// The divisor of output position (oh, ow) of an average: the part of
   /// the window inside the padded input (the kernel size but for a
   /// ceil-mode window hanging over its end), or inside the input.
@@ -817,38 +834,68 @@ FailureOr<SmallVector<Value>> lowerMaxPool2d(MaxPool2dOp op,
 
 FailureOr<SmallVector<Value>> lowerMaxPool2dGrad(MaxPool2dGradOp op,
                                                  PatternRewriter &rewriter) {
-  // Loops n, c, h, w | kh, kw: each input position sums the gradients of
-  // the windows that contain it and chose it.
+  // Each input position sums the gradients of the windows that contain it
+  // and chose it, window offsets from the last (output positions ascend,
+  // as in PyTorch's accumulation). Per window offset in that order, the
+  // output positions whose window holds an input position there are a
+  // rectangle and those input positions a strided window of the input:
+  // each adds its gradient where its index names the position. Every input
+  // element gets its terms in the same order as a gather over offsets.
   Location loc = op.getLoc();
   MLIRContext *context = op.getContext();
   RankedTensorType result = op.getType();
   Type element = result.getElementType();
   PoolGeometry window(op, result, op.getGrad().getType());
   Value grad = op.getGrad(), indices = op.getIndices();
-  return SmallVector<Value>{
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{result},
-          ValueRange{windowShape(rewriter, loc, window.kernel, element)},
-          ValueRange{filledTensor(rewriter, loc, result, 0.0)},
-          {loopsMap(context, 6, {4, 5}), loopsMap(context, 6, {0, 1, 2, 3})},
-          iterators(4, 2),
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            IndexBuilder ix{b, l};
-            ScalarBuilder s{b, l, element};
-            Value h = ix.loop(2), w = ix.loop(3);
-            auto [oh, rowHit] = window.origin(ix, 0, h, ix.loop(4));
-            auto [ow, columnHit] = window.origin(ix, 1, w, ix.loop(5));
-            Value n = ix.loop(0), c = ix.loop(1);
-            Value chosen = readClamped(ix, indices, n, c, oh, ow);
-            Value dy = readClamped(ix, grad, n, c, oh, ow);
-            Value here = ix.toI64(ix.add(ix.mul(h, window.width), w));
-            Value hit =
-                ix.both(ix.both(rowHit, columnHit),
-                        ix.compare(arith::CmpIPredicate::eq, chosen, here));
-            Value acc = args[1];
-            linalg::YieldOp::create(b, l, s.select(hit, s.add(acc, dy), acc));
-          })
-          .getResult(0)};
+  Value sum = filledTensor(rewriter, loc, result, 0.0);
+  int64_t images = result.getDimSize(0), channels = result.getDimSize(1);
+  auto indicesOf = [&](ArrayRef<int64_t> values) {
+    return getAsIndexOpFoldResult(context, values);
+  };
+  for (int64_t kh = window.kernel[0] - 1; kh >= 0; --kh) {
+    for (int64_t kw = window.kernel[1] - 1; kw >= 0; --kw) {
+      InsideRange rows = window.inside(0, kh), cols = window.inside(1, kw);
+      if (rows.count == 0 || cols.count == 0)
+        continue;
+      SmallVector<OpFoldResult> sizes =
+          indicesOf({images, channels, rows.count, cols.count});
+      SmallVector<OpFoldResult> outputOffsets =
+          indicesOf({0, 0, rows.first, cols.first});
+      SmallVector<OpFoldResult> ones = indicesOf({1, 1, 1, 1});
+      Value dy = tensor::ExtractSliceOp::create(rewriter, loc, grad,
+                                                outputOffsets, sizes, ones);
+      Value chosen = tensor::ExtractSliceOp::create(rewriter, loc, indices,
+                                                    outputOffsets, sizes, ones);
+      SmallVector<OpFoldResult> inputOffsets =
+          indicesOf({0, 0, rows.input, cols.input});
+      SmallVector<OpFoldResult> inputStrides =
+          indicesOf({1, 1, window.stride[0], window.stride[1]});
+      Value target = tensor::ExtractSliceOp::create(
+          rewriter, loc, sum, inputOffsets, sizes, inputStrides);
+      AffineMap same = rewriter.getMultiDimIdentityMap(4);
+      // Loops n, c, i, j over the rectangle.
+      Value added =
+          linalg::GenericOp::create(
+              rewriter, loc, TypeRange{target.getType()},
+              ValueRange{dy, chosen}, ValueRange{target},
+              ArrayRef<AffineMap>{same, same, same}, iterators(4, 0),
+              [&](OpBuilder &b, Location l, ValueRange args) {
+                IndexBuilder ix{b, l};
+                ScalarBuilder s{b, l, element};
+                Value h = ix.affine(ix.loop(2), window.stride[0], rows.input);
+                Value w = ix.affine(ix.loop(3), window.stride[1], cols.input);
+                Value here = ix.toI64(ix.add(ix.mul(h, window.width), w));
+                Value hit = ix.compare(arith::CmpIPredicate::eq, args[1], here);
+                Value acc = args[2];
+                linalg::YieldOp::create(
+                    b, l, s.select(hit, s.add(acc, args[0]), acc));
+              })
+              .getResult(0);
+      sum = tensor::InsertSliceOp::create(rewriter, loc, added, sum,
+                                          inputOffsets, sizes, inputStrides);
+    }
+  }
+  return SmallVector<Value>{sum};
 }
 
 FailureOr<SmallVector<Value>> lowerAvgPool2d(AvgPool2dOp op,
