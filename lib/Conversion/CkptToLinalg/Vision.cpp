@@ -364,10 +364,11 @@ Value blockImages(OpBuilder &b, Location loc, const ConvGeometry &conv,
 /// images * P]) for one product.
 Value gatherBlock(OpBuilder &b, Location loc, const ConvGeometry &conv,
                   Value batch, Value n, Value block) {
-  // Loops g, o, i, p.
-  Value copied =
-      copyPermuted(b, loc, extractImages(b, loc, batch, n, conv.images),
-                   blockImages(b, loc, conv, block), {2, 0, 1, 3});
+  // Loops g, o, i, p. (Built in statements: the order of a call's
+  // arguments, and so of the ops, differs between compilers.)
+  Value target = blockImages(b, loc, conv, block);
+  Value images = extractImages(b, loc, batch, n, conv.images);
+  Value copied = copyPermuted(b, loc, images, target, {2, 0, 1, 3});
   return tensor::CollapseShapeOp::create(b, loc, block.getType(), copied,
                                          imagesOfBlock());
 }
@@ -376,9 +377,9 @@ Value gatherBlock(OpBuilder &b, Location loc, const ConvGeometry &conv,
 Value scatterBlock(OpBuilder &b, Location loc, const ConvGeometry &conv,
                    Value block, Value batch, Value n) {
   // Loops i, g, o, p.
-  Value images =
-      copyPermuted(b, loc, blockImages(b, loc, conv, block),
-                   extractImages(b, loc, batch, n, conv.images), {1, 2, 0, 3});
+  Value source = blockImages(b, loc, conv, block);
+  Value target = extractImages(b, loc, batch, n, conv.images);
+  Value images = copyPermuted(b, loc, source, target, {1, 2, 0, 3});
   return insertImages(b, loc, images, batch, n);
 }
 
