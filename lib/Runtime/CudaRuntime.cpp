@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <iterator>
 #include <type_traits>
 
 namespace {
@@ -22,6 +23,8 @@ using CUresult = int;
 using CUdevice = int;
 using CUdeviceptr = uint64_t;
 using Handle = void *; // CUcontext, CUmodule, CUfunction, CUstream, CUevent
+
+constexpr CUresult kOutOfMemory = 2; // CUDA_ERROR_OUT_OF_MEMORY
 
 /// The driver functions used, with their exported (versioned) names.
 struct Driver {
@@ -159,13 +162,17 @@ void openCublas() {
   if (cublas.handle)
     return;
   void *library = nullptr;
-  for (const char *name : {"libcublas.so", "libcublas.so.13", "libcublas.so.12",
-                           "libcublas.so.11"})
-    if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+  std::vector<std::string> candidates = ckpt::runtime::getCublasCandidates();
+  for (const std::string &name : candidates)
+    if ((library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)))
       break;
   std::string error;
-  if (!library)
-    error = "cannot load cuBLAS (libcublas.so)";
+  if (!library) {
+    error = "cannot load cuBLAS; tried";
+    for (const std::string &name : candidates)
+      error += " " + name;
+    error += " (add its folder to LD_LIBRARY_PATH, or set CUDA_HOME)";
+  }
   else if (bind(library, "cublasCreate_v2", cublas.create, error) &&
            bind(library, "cublasSgemmStridedBatched", cublas.sgemm, error) &&
            bind(library, "cublasDgemmStridedBatched", cublas.dgemm, error) &&
@@ -235,6 +242,21 @@ void ckptCudaGemmF64(int64_t rankA, void *a, int64_t rankB, void *b,
 } // extern "C"
 
 namespace ckpt::runtime {
+
+std::vector<std::string> getCublasCandidates() {
+  const char *names[] = {"libcublas.so", "libcublas.so.13", "libcublas.so.12",
+                         "libcublas.so.11"};
+  std::vector<std::string> candidates(std::begin(names), std::end(names));
+  std::vector<std::string> toolkits;
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *folder = std::getenv(variable); folder && *folder)
+      toolkits.push_back(folder);
+  toolkits.push_back("/usr/local/cuda");
+  for (const std::string &toolkit : toolkits)
+    for (const char *name : names)
+      candidates.push_back(toolkit + "/lib64/" + name);
+  return candidates;
+}
 
 bool openCudaDevice(int ordinal, std::string &error) {
   void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -308,7 +330,12 @@ std::string getCudaDeviceChip() {
 MemoryBackend getCudaMemory() {
   return {[](size_t size) -> void * {
             CUdeviceptr pointer = 0;
-            check(driver.memAlloc(&pointer, size ? size : 1), "cuMemAlloc");
+            CUresult result = driver.memAlloc(&pointer, size ? size : 1);
+            // Out of memory is the step's to report, with its byte count
+            // (ckptAllocate, the driver's buffers); other errors end here.
+            if (result == kOutOfMemory)
+              return nullptr;
+            check(result, "cuMemAlloc");
             return reinterpret_cast<void *>(pointer);
           },
           [](void *pointer) {

@@ -127,3 +127,33 @@ func.func @host_read(%in: memref<2xindex>) -> memref<?xf32> {
   %buffer = memref.alloc(%n) : memref<?xf32>
   return %buffer : memref<?xf32>
 }
+
+// -----
+
+func.func @host_stack(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @below {{a stack buffer (memref.alloca) on the host cannot be read by GPU kernels or GEMMs: allocate it with memref.alloc}}
+  %stack = memref.alloca() : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %stack[%i] : memref<4xf32>
+    memref.store %v, %out[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+memref.global "private" constant @weights : memref<2x2xf32> = dense<1.0>
+func.func private @gemm(memref<4xf32>, memref<2x2xf32>)
+
+func.func @global_to_call(%out: memref<2x2xf32>) {
+  // expected-error @below {{constant global 'weights' reaches a call, which reads device memory: the global stays in host memory}}
+  %g = memref.get_global @weights : memref<2x2xf32>
+  %flat = memref.collapse_shape %g [[0, 1]] : memref<2x2xf32> into memref<4xf32>
+  // expected-note @below {{called here}}
+  func.call @gemm(%flat, %out) : (memref<4xf32>, memref<2x2xf32>) -> ()
+  return
+}

@@ -32,8 +32,15 @@ bool openCudaDevice(int ordinal, std::string &error);
 std::string getCudaDeviceName();
 std::string getCudaDeviceChip();
 
-/// Device memory for the counting allocator (setMemoryBackend).
+/// Device memory for the counting allocator (setMemoryBackend). Out of
+/// device memory gives a null block, which the step reports with its size.
 MemoryBackend getCudaMemory();
+
+/// Where cuBLAS is looked for, in order: the loader's search (LD_LIBRARY_PATH,
+/// the system's libraries) by the unversioned and the CUDA 13, 12 and 11
+/// names, then the lib64 folder of each toolkit that CUDA_HOME, CUDA_PATH or
+/// CUDA_ROOT names, then of the default toolkit /usr/local/cuda.
+std::vector<std::string> getCublasCandidates();
 
 void copyToDevice(void *device, const void *host, size_t bytes);
 void copyToHost(void *host, const void *device, size_t bytes);

@@ -289,8 +289,46 @@ bool isHostLoop(Operation *op) {
              .wasInterrupted();
 }
 
+/// Fails on a buffer that would stay in host memory where the device reads
+/// it: a host-level `memref.alloca` (the host's stack) that anything uses,
+/// and a constant global (a host address on the host) that reaches a call,
+/// directly or through views. Kernels compute their own view of a global
+/// (sinkIntoKernel) and copies become kernels, so only calls are left.
+LogicalResult checkHostBuffers(Block &body) {
+  std::function<Operation *(Value)> findCall = [&](Value buffer) {
+    for (Operation *user : buffer.getUsers()) {
+      if (isa<func::CallOp>(user))
+        return user;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == buffer)
+          if (Operation *call = findCall(view->getResult(0)))
+            return call;
+    }
+    return static_cast<Operation *>(nullptr);
+  };
+  for (Operation &op : body) {
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op); alloca && !alloca.use_empty())
+      return alloca.emitError(
+          "a stack buffer (memref.alloca) on the host cannot be read by GPU "
+          "kernels or GEMMs: allocate it with memref.alloc");
+    if (auto global = dyn_cast<memref::GetGlobalOp>(op))
+      if (Operation *call = findCall(global.getResult())) {
+        InFlightDiagnostic error =
+            global.emitError("constant global '")
+            << global.getName()
+            << "' reaches a call, which reads device memory: the global "
+               "stays in host memory";
+        error.attachNote(call->getLoc()) << "called here";
+        return error;
+      }
+  }
+  return success();
+}
+
 /// Maps the ops of `body` (the function's, or a host loop's) to kernels.
 LogicalResult mapBlock(Block &body, int64_t threadsPerBlock) {
+  if (failed(checkHostBuffers(body)))
+    return failure();
   for (auto copy : llvm::to_vector(body.getOps<memref::CopyOp>()))
     buildCopyLoop(copy);
 
