@@ -6,6 +6,8 @@
 // along its longer side by the thread count alone, each piece one call, so
 // each element is summed in the same order on every run, and in a forward
 // and its recompute; another thread count can cut elsewhere and change bits.
+// OpenBLAS is opened on the first product, not linked: a step that runs on
+// the GPU needs no OpenBLAS.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +15,10 @@
 
 #include <algorithm>
 #include <cblas.h>
-#include <mutex>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <string>
 
 // LLVM's OpenMP runtime ships its omp.h in clang's resource directory,
 // which a GCC build cannot include; these are its entry points.
@@ -29,6 +34,55 @@ constexpr int64_t kMinSplitWork = int64_t{1} << 18;
 /// keep OpenBLAS's kernels on whole tiles.
 constexpr int64_t kPieceAlignment = 16;
 
+/// The OpenBLAS functions used, from the library that `loadOpenBlas` opens.
+struct OpenBlas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+};
+
+/// Opens OpenBLAS and keeps its calls on the calling thread (the pieces are
+/// ours), or ends the process saying why: the lowered step cannot handle
+/// an error. OpenBLAS picks its kernels for the processor as it loads,
+/// unless OPENBLAS_CORETYPE names them.
+OpenBlas loadOpenBlas() {
+  void *library = nullptr;
+  std::string errors;
+  for (const char *name : {"libopenblas.so.0", "libopenblas.so"}) {
+    if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+      break;
+    errors += std::string("\n  ") + dlerror();
+  }
+  OpenBlas blas;
+  void (*setThreads)(int) = nullptr;
+  if (library) {
+    blas.sgemm =
+        reinterpret_cast<decltype(blas.sgemm)>(dlsym(library, "cblas_sgemm"));
+    blas.dgemm =
+        reinterpret_cast<decltype(blas.dgemm)>(dlsym(library, "cblas_dgemm"));
+    setThreads = reinterpret_cast<void (*)(int)>(
+        dlsym(library, "openblas_set_num_threads"));
+    if (!blas.sgemm || !blas.dgemm || !setThreads)
+      errors += "\n  the library has no cblas_sgemm, cblas_dgemm or "
+                "openblas_set_num_threads";
+  }
+  if (!library || !setThreads || !blas.sgemm || !blas.dgemm) {
+    std::fprintf(stderr,
+                 "ckpt: error: matrix products on the CPU need OpenBLAS "
+                 "(libopenblas.so.0), which cannot be loaded:%s\n",
+                 errors.c_str());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  setThreads(1);
+  return blas;
+}
+
+/// OpenBLAS, opened on the first call (from any thread, once).
+const OpenBlas &getOpenBlas() {
+  static const OpenBlas blas = loadOpenBlas();
+  return blas;
+}
+
 CBLAS_TRANSPOSE getTranspose(bool transposed) {
   return transposed ? CblasTrans : CblasNoTrans;
 }
@@ -36,29 +90,22 @@ CBLAS_TRANSPOSE getTranspose(bool transposed) {
 void gemm(const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
           int64_t ldc, int64_t m, int64_t n, int64_t k, bool transposedA,
           bool transposedB) {
-  cblas_sgemm(CblasRowMajor, getTranspose(transposedA),
-              getTranspose(transposedB), m, n, k, 1.0f, a, lda, b, ldb, 1.0f, c,
-              ldc);
+  getOpenBlas().sgemm(CblasRowMajor, getTranspose(transposedA),
+                      getTranspose(transposedB), m, n, k, 1.0f, a, lda, b, ldb,
+                      1.0f, c, ldc);
 }
 
 void gemm(const double *a, int64_t lda, const double *b, int64_t ldb, double *c,
           int64_t ldc, int64_t m, int64_t n, int64_t k, bool transposedA,
           bool transposedB) {
-  cblas_dgemm(CblasRowMajor, getTranspose(transposedA),
-              getTranspose(transposedB), m, n, k, 1.0, a, lda, b, ldb, 1.0, c,
-              ldc);
-}
-
-/// OpenBLAS runs each call on the calling thread; the pieces are ours.
-void keepOpenBlasOnCallingThread() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
+  getOpenBlas().dgemm(CblasRowMajor, getTranspose(transposedA),
+                      getTranspose(transposedB), m, n, k, 1.0, a, lda, b, ldb,
+                      1.0, c, ldc);
 }
 
 } // namespace
 
 void ckpt::runtime::setCpuThreads(int threads) {
-  keepOpenBlasOnCallingThread();
   if (threads > 0)
     omp_set_num_threads(threads);
 }
@@ -70,7 +117,9 @@ void ckpt::runtime::blasGemm(int64_t, void *a, int64_t, void *b, int64_t,
                              void *c, int64_t batch, int64_t m, int64_t n,
                              int64_t k, int64_t strideA, int64_t strideB,
                              int64_t transposedA, int64_t transposedB) {
-  keepOpenBlasOnCallingThread();
+  // Opened before the pieces' threads start, which it would otherwise
+  // make wait.
+  getOpenBlas();
   const T *lhs = getMemRefData<T>(a), *rhs = getMemRefData<T>(b);
   T *out = getMemRefData<T>(c);
   // Cut along the longer of M and N; the pieces depend on the shape and the
