@@ -17,7 +17,9 @@ both sides the same chances. `first s` is the wall
 time of planning, compiling and running the step once (ckpt-opt and
 ckpt-run --repeat 1 --warmup 0 on the imported module). On the CPU,
 `--threads` sets PyTorch's intra-op threads and ckpt-run's
-`--cpu-threads` alike. Peaks: ckpt-run's measured and simulated bytes; on
+`--cpu-threads` alike; ckpt-run's products on the CPU run OpenBLAS's
+kernels, which the environment can pin (OPENBLAS_CORETYPE, shown in the
+header). Peaks: ckpt-run's measured and simulated bytes; on
 the GPU PyTorch's torch.cuda.max_memory_allocated.
 
 usage: .venv/bin/python bench/vs-pytorch.py [--device cpu|cuda]
@@ -182,8 +184,11 @@ def main():
     torch.set_num_threads(options.threads)
     where = (torch.cuda.get_device_name() if options.device == "cuda"
              else f"CPU, {options.threads} threads")
+    coretype = os.environ.get("OPENBLAS_CORETYPE")
+    kernels = (f"OPENBLAS_CORETYPE={coretype}" if coretype
+               else "OpenBLAS's own choice")
     print(f"{where}, torch {torch.__version__}, ckpt-run --opt-level "
-          f"{options.opt_level}")
+          f"{options.opt_level}, CPU products with {kernels}")
     print("| model | plan | ckpt-run ms | PyTorch ms | ratio | first s "
           "| measured MiB | simulated MiB | PyTorch MiB |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
