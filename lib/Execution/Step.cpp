@@ -88,7 +88,14 @@ ckpt::StepOptions::StepOptions(llvm::cl::OptionCategory &category)
                    "more time than 0, which leaves optimising to code "
                    "generation; 2 and 3 rarely run faster; every level "
                    "gives the same bits, in ckpt-run and ckpt-compile)"),
-               llvm::cl::init(1), llvm::cl::cat(category)) {}
+               llvm::cl::init(1), llvm::cl::cat(category)),
+      permuteGpuIterations(
+          "permute-gpu-iterations",
+          llvm::cl::desc(
+              "With --device=cpu-gpu-loops: each GPU loop's iterations run "
+              "in a permuted order, so that a result that depends on their "
+              "order (a race) shows as other bits than the CPU pipeline's"),
+          llvm::cl::init(false), llvm::cl::cat(category)) {}
 
 std::optional<ckpt::StepDevice>
 ckpt::StepOptions::check(std::string &error) const {
@@ -97,6 +104,8 @@ ckpt::StepOptions::check(std::string &error) const {
     error = "--device must be cpu, cuda or cpu-gpu-loops, got '" + device + "'";
   else if (optLevel > 3)
     error = "--opt-level must be 0, 1, 2 or 3, got " + std::to_string(optLevel);
+  else if (permuteGpuIterations && *parsed != StepDevice::CpuGpuLoops)
+    error = "--permute-gpu-iterations needs --device=cpu-gpu-loops";
   return error.empty() ? parsed : std::nullopt;
 }
 
@@ -220,7 +229,7 @@ std::unique_ptr<ckpt::LoadedStep> ckpt::loadStep(StringRef fileName,
 }
 
 LogicalResult ckpt::lowerStep(ModuleOp module, StepDevice device,
-                              StringRef chip) {
+                              StringRef chip, bool permuteGpuIterations) {
   PassManager pm(module.getContext());
   if (device == StepDevice::Cuda) {
     LowerToNVVMOptions options;
@@ -229,6 +238,7 @@ LogicalResult ckpt::lowerStep(ModuleOp module, StepDevice device,
   } else {
     LowerToLLVMOptions options;
     options.gpuLoops = device == StepDevice::CpuGpuLoops;
+    options.permuteIterations = permuteGpuIterations;
     buildLowerToLLVMPipeline(pm, options);
   }
   if (failed(pm.run(module)))

@@ -36,6 +36,9 @@ namespace {
 /// step's name); the allocator's out-of-memory message needs it too.
 std::string programName = "ckpt-run";
 
+/// Whether the step's blocks start as 0xFF bytes (--poison-allocations).
+bool poisonAllocations = false;
+
 int fail(const std::string &message) {
   std::fflush(stdout);
   std::fprintf(stderr, "%s: error: %s\n", programName.c_str(), message.c_str());
@@ -326,8 +329,11 @@ extern "C" {
 /// The lowered step's `malloc`. The step's code cannot handle a null block,
 /// so running out of memory ends the run here, with the size.
 void *ckptAllocate(size_t size) {
-  if (void *pointer = allocate(size))
+  if (void *pointer = allocate(size)) {
+    if (poisonAllocations)
+      std::memset(pointer, 0xFF, size);
     return pointer;
+  }
   fail("the step could not allocate " + ckpt::formatBytes(size) +
        "; the memory simulator predicts its peak without running it "
        "(ckpt-opt --ckpt-report)");
@@ -492,6 +498,10 @@ int ckpt::runtime::runStep(const StepSpec &spec, PackedFunction step,
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   if (options.checkGradients > 0 && onGpu)
     return fail("--check-gradients runs on the CPU only; drop --device=cuda");
+  if (options.poisonAllocations && onGpu)
+    return fail("--poison-allocations runs on the CPU only (the step's "
+                "blocks are device memory); use --device=cpu-gpu-loops");
+  poisonAllocations = options.poisonAllocations;
   if (onGpu)
     setMemoryBackend(getCudaMemory());
 
@@ -955,6 +965,8 @@ std::optional<int> ckpt::runtime::parseRunOptions(int argc, char **argv,
       {"check-gradients", help::checkGradients, number(options.checkGradients)},
       {"tolerance", help::tolerance, number(options.tolerance)},
       {"check-peak", help::checkPeak, number(options.checkPeak)},
+      {"poison-allocations", help::poisonAllocations,
+       number(options.poisonAllocations)},
       {"input", help::input,
        [&](const std::string &value) {
          options.inputFiles.push_back(value);

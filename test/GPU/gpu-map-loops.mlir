@@ -5,6 +5,9 @@
 // RUN: ckpt-opt %s --ckpt-gpu-map-loops=threads-per-block=128 --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: not ckpt-opt %s --ckpt-gpu-map-loops=threads-per-block=2000 --split-input-file 2>&1 | FileCheck %s --check-prefix=THREADS
 // THREADS: error: threads-per-block must be in [1, 1024], got 2000
+// RUN: ckpt-opt %s --ckpt-gpu-map-loops="threads-per-block=128 permute-iterations=1" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=PERMUTE
+// The file's error cases fail this run; the report is of the first function.
+// RUN: not ckpt-opt %s --ckpt-gpu-map-loops="report-kernels=1" --split-input-file 2>&1 | FileCheck %s --check-prefix=REPORT
 
 // CHECK-LABEL: func.func @parallel
 // A 4x300 loop: 1200 iterations, 10 blocks of 128 threads; thread (b, t)
@@ -21,6 +24,17 @@
 // CHECK:            memref.load %arg0[%{{.*}}, %{{.*}}]
 // CHECK:        } {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
 // CHECK:      } {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]}
+// Permuted: thread (b, t) runs iteration (b * 128 + t) * 751 mod 1200 (751
+// is coprime to 1200, and near 5/8 of it).
+// PERMUTE-LABEL: func.func @parallel
+// PERMUTE:          %[[I:.*]] = arith.addi
+// PERMUTE:          scf.if
+// PERMUTE:            %[[SPREAD:.*]] = arith.muli %[[I]], %c751
+// PERMUTE:            %[[P:.*]] = arith.remui %[[SPREAD]], %c1200
+// PERMUTE:            %[[COL:.*]] = arith.remui %[[P]], %c300
+// PERMUTE:            %[[ROW:.*]] = arith.divui %[[P]], %c300
+// One kernel, launched once; no GEMM.
+// REPORT: remark: GPU kernels: 1, launches per call: 1, GEMM calls per call: 0
 func.func @parallel(%in: memref<4x300xf32>, %out: memref<4x300xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

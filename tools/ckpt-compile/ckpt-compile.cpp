@@ -165,7 +165,8 @@ int main(int argc, char **argv) {
       return fail("--chip=host: " + message);
     kernelChip = ckpt::runtime::getCudaDeviceChip();
   }
-  if (failed(ckpt::lowerStep(module, *stepDevice, kernelChip)))
+  if (failed(ckpt::lowerStep(module, *stepDevice, kernelChip,
+                             stepOptions.permuteGpuIterations)))
     return 1;
 
   auto host = ckpt::createHostTargetMachine();

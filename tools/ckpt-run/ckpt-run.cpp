@@ -46,6 +46,9 @@ static cl::opt<double> tolerance("tolerance", cl::desc(help::tolerance),
                                  cl::init(1e-6), cl::cat(runCategory));
 static cl::opt<double> checkPeak("check-peak", cl::desc(help::checkPeak),
                                  cl::init(0), cl::cat(runCategory));
+static cl::opt<bool> poisonAllocations("poison-allocations",
+                                       cl::desc(help::poisonAllocations),
+                                       cl::init(false), cl::cat(runCategory));
 static cl::list<std::string> inputFiles("input", cl::desc(help::input),
                                         cl::cat(runCategory));
 static cl::opt<std::string> inputDir("inputs", cl::desc(help::inputs),
@@ -95,7 +98,8 @@ int main(int argc, char **argv) {
                  << chip << ")\n";
     llvm::outs().flush();
   }
-  if (failed(ckpt::lowerStep(module, *stepDevice, chip)))
+  if (failed(ckpt::lowerStep(module, *stepDevice, chip,
+                             stepOptions.permuteGpuIterations)))
     return 1;
 
   auto host = ckpt::createHostTargetMachine();
@@ -147,6 +151,7 @@ int main(int argc, char **argv) {
   options.checkGradients = checkGradients;
   options.tolerance = tolerance;
   options.checkPeak = checkPeak;
+  options.poisonAllocations = poisonAllocations;
   options.referenceTolerance = referenceTolerance;
   options.inputFiles.assign(inputFiles.begin(), inputFiles.end());
   options.inputDir = inputDir;

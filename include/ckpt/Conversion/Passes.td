@@ -197,12 +197,32 @@ def CkptGpuMapLoopsPass : Pass<"ckpt-gpu-map-loops", "::mlir::func::FuncOp"> {
       moved into the kernels that read them, so kernel outlining copies the
       globals into the GPU module instead of passing host addresses.
     Loop bounds must be static. A value computed from memory and used
-    outside its kernel is an error.
+    outside its kernel is an error, and so is a buffer that would stay in
+    host memory where the device reads it (a host-level `memref.alloca`, a
+    constant global passed to a call).
+
+    With `permute-iterations`, thread (b, t) runs the iteration whose linear
+    index is (b * threads + t) * m mod n instead, for n iterations and an m
+    coprime to n near 5n/8: the same iterations in another order. A kernel
+    whose result depends on the order of its iterations (a race, a read of
+    another iteration's write) then gives other bits; the CPU runs the
+    permuted loops to check that (`ckpt-run --device=cpu-gpu-loops
+    --permute-gpu-iterations`).
+
+    With `report-kernels`, a remark on each function gives its kernels
+    (launch sites), its launches per call (a host loop's kernels count once
+    per iteration) and its GEMM calls per call.
   }];
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t", "256",
            "Threads in each block of a parallel loop's kernel">,
+    Option<"permuteIterations", "permute-iterations", "bool", "false",
+           "Run each parallel loop's iterations in a permuted order (to "
+           "check that no result depends on their order)">,
+    Option<"reportKernels", "report-kernels", "bool", "false",
+           "Remark on each function: its kernels and launches per call">,
   ];
+
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::scf::SCFDialect"];

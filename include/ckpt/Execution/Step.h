@@ -38,8 +38,8 @@ enum class StepDevice { Cpu, CpuGpuLoops, Cuda };
 std::optional<StepDevice> parseStepDevice(llvm::StringRef name);
 
 /// The options ckpt-run and ckpt-compile share, in the tool's --help
-/// category: the step file, the function, the device and LLVM's
-/// optimisation level.
+/// category: the step file, the function, the device, LLVM's optimisation
+/// level, and the permuted order of the GPU loops on the CPU.
 struct StepOptions {
   explicit StepOptions(llvm::cl::OptionCategory &category);
 
@@ -47,9 +47,11 @@ struct StepOptions {
   llvm::cl::opt<std::string> functionName;
   llvm::cl::opt<std::string> device;
   llvm::cl::opt<unsigned> optLevel;
+  llvm::cl::opt<bool> permuteGpuIterations;
 
   /// The device; nullopt, with the reason in `error`, for a device or an
-  /// optimisation level that does not exist.
+  /// optimisation level that does not exist, or a permuted order off the
+  /// GPU loops.
   std::optional<StepDevice> check(std::string &error) const;
 };
 
@@ -80,14 +82,16 @@ std::unique_ptr<LoadedStep> loadStep(llvm::StringRef fileName,
                                      llvm::StringRef functionName,
                                      StepDevice device, std::string &error);
 
-/// Lowers `module` with the CPU pipeline (ckpt-lower-to-llvm) or the GPU's
+/// Lowers `module` with the CPU pipeline (ckpt-lower-to-llvm; for
+/// cpu-gpu-loops its gpu-loops, with `permuteGpuIterations`) or the GPU's
 /// (ckpt-lower-to-nvvm, kernels for `chip`), then renames what the step
 /// calls to the runtime's functions (StepDriver.h): malloc and free to the
 /// counting allocator's ckptAllocate and ckptFree, which LLVM cannot then
 /// remove, merge or move; memrefCopy to ckptMemrefCopy; on the GPU the
 /// GEMMs to cuBLAS's ckptCudaGemmF32/F64.
 mlir::LogicalResult lowerStep(mlir::ModuleOp module, StepDevice device,
-                              llvm::StringRef chip);
+                              llvm::StringRef chip,
+                              bool permuteGpuIterations = false);
 
 /// This processor as LLVM targets it (vector width, instruction set), with
 /// the code generation level steps are compiled at.

@@ -130,6 +130,7 @@ struct RunOptions {
   unsigned checkGradients = 0;
   double tolerance = 1e-6;
   double checkPeak = 0;
+  bool poisonAllocations = false;
   double referenceTolerance = 1e-4;
   std::vector<std::string> inputFiles;
   std::string inputDir;
@@ -157,6 +158,10 @@ inline constexpr const char *tolerance =
 inline constexpr const char *checkPeak =
     "Fail when a measured peak (with or without the returned gradients) "
     "differs from the simulated one by more than this fraction (0: off)";
+inline constexpr const char *poisonAllocations =
+    "Fill every block the step allocates with 0xFF bytes (NaN in floating "
+    "point) before the step uses it, so that a read before the first write "
+    "shows in the results (CPU only; off by default)";
 inline constexpr const char *input =
     "Load argument N from a .npy file instead of filling it: --input "
     "N=PATH (repeatable)";

@@ -15,6 +15,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <numeric>
+
 namespace ckpt {
 #define GEN_PASS_DEF_CKPTGPUMAPLOOPSPASS
 #include "ckpt/Conversion/Passes.h.inc"
@@ -91,10 +93,21 @@ FailureOr<SmallVector<int64_t>> getTripCounts(scf::ParallelOp loop) {
   return counts;
 }
 
+/// A multiplier that permutes [0, total) by i -> i * m mod total: coprime
+/// to total, near 5/8 of it, so neighbouring threads run far-apart
+/// iterations.
+int64_t getPermutingMultiplier(int64_t total) {
+  for (int64_t m = (total * 5 + 7) / 8;; ++m)
+    if (std::gcd(m, total) == 1)
+      return m;
+}
+
 /// Replaces `loop` by a flat index space in blocks of `threads` threads:
 /// thread (b, t) runs the iteration with linear index b * threads + t, if
-/// below the trip count.
-LogicalResult flattenAndMap(scf::ParallelOp loop, int64_t threads) {
+/// below the trip count; with `permute`, that index times a multiplier
+/// coprime to the trip count, modulo it.
+LogicalResult flattenAndMap(scf::ParallelOp loop, int64_t threads,
+                            bool permute) {
   FailureOr<SmallVector<int64_t>> counts = getTripCounts(loop);
   if (failed(counts))
     return failure();
@@ -123,6 +136,13 @@ LogicalResult flattenAndMap(scf::ParallelOp loop, int64_t threads) {
       arith::ConstantIndexOp::create(builder, loc, total));
   auto guard = scf::IfOp::create(builder, loc, inRange);
   builder.setInsertionPointToStart(&guard.getThenRegion().front());
+  if (permute && total > 1)
+    linear = arith::RemUIOp::create(
+        builder, loc,
+        arith::MulIOp::create(builder, loc, linear,
+                              arith::ConstantIndexOp::create(
+                                  builder, loc, getPermutingMultiplier(total))),
+        arith::ConstantIndexOp::create(builder, loc, total));
   // Row-major: the last dimension varies fastest, so neighbouring threads
   // touch neighbouring elements.
   SmallVector<Value> indices(counts->size());
@@ -325,8 +345,18 @@ LogicalResult checkHostBuffers(Block &body) {
   return success();
 }
 
-/// Maps the ops of `body` (the function's, or a host loop's) to kernels.
-LogicalResult mapBlock(Block &body, int64_t threadsPerBlock) {
+/// How the function's loops are mapped, and what the mapping counted.
+struct Mapping {
+  int64_t threadsPerBlock;
+  bool permute;
+  int64_t kernels = 0;
+  int64_t launches = 0;
+  int64_t gemmCalls = 0;
+};
+
+/// Maps the ops of `body` (the function's, or a host loop's, which runs
+/// `calls` times per call of the function) to kernels.
+LogicalResult mapBlock(Block &body, Mapping &mapping, int64_t calls) {
   if (failed(checkHostBuffers(body)))
     return failure();
   for (auto copy : llvm::to_vector(body.getOps<memref::CopyOp>()))
@@ -335,7 +365,7 @@ LogicalResult mapBlock(Block &body, int64_t threadsPerBlock) {
   // Kernels: the top-level parallel loops, then runs of other ops that
   // touch memory.
   for (auto loop : llvm::to_vector(body.getOps<scf::ParallelOp>()))
-    if (failed(flattenAndMap(loop, threadsPerBlock)))
+    if (failed(flattenAndMap(loop, mapping.threadsPerBlock, mapping.permute)))
       return failure();
   // Runs of ops that write memory (a full reduction's scf.for, a store)
   // become kernels of one thread; read-only ops between them do not break
@@ -346,9 +376,16 @@ LogicalResult mapBlock(Block &body, int64_t threadsPerBlock) {
     if (isReadOnly(&op))
       continue;
     bool hostLoop = isHostLoop(&op);
-    if (hostLoop &&
-        failed(mapBlock(*cast<scf::ForOp>(op).getBody(), threadsPerBlock)))
-      return failure();
+    if (hostLoop) {
+      auto loop = cast<scf::ForOp>(op);
+      std::optional<APInt> trips = loop.getStaticTripCount();
+      if (!trips)
+        return loop.emitError("cannot map a loop with dynamic bounds to the "
+                              "GPU: shapes must be static");
+      if (failed(mapBlock(*loop.getBody(), mapping,
+                          calls * trips->getSExtValue())))
+        return failure();
+    }
     if (hostLoop || isHostOp(&op) || isa<scf::ParallelOp>(op)) {
       if (runStart)
         runs.push_back({runStart, runEnd});
@@ -364,7 +401,10 @@ LogicalResult mapBlock(Block &body, int64_t threadsPerBlock) {
   for (auto [first, last] : runs)
     wrapInSingleThread(first, last);
 
+  mapping.gemmCalls += calls * llvm::range_size(body.getOps<func::CallOp>());
   for (auto kernel : llvm::to_vector(body.getOps<scf::ParallelOp>())) {
+    ++mapping.kernels;
+    mapping.launches += calls;
     // Loops inside a thread run sequentially.
     SmallVector<scf::ParallelOp> nested;
     kernel.walk([&](scf::ParallelOp loop) {
@@ -398,8 +438,13 @@ struct CkptGpuMapLoopsPass
                        << threadsPerBlock.getValue();
       return signalPassFailure();
     }
-    if (failed(mapBlock(func.getBody().front(), threadsPerBlock)))
-      signalPassFailure();
+    Mapping mapping{threadsPerBlock, permuteIterations};
+    if (failed(mapBlock(func.getBody().front(), mapping, /*calls=*/1)))
+      return signalPassFailure();
+    if (reportKernels)
+      func.emitRemark() << "GPU kernels: " << mapping.kernels
+                        << ", launches per call: " << mapping.launches
+                        << ", GEMM calls per call: " << mapping.gemmCalls;
   }
 };
 

@@ -59,9 +59,12 @@ void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
                                     const LowerToLLVMOptions &options) {
   addBufferizationPasses(pm, options.freeAfterLastUse);
   pm.addPass(createCkptApproximateMathPass());
-  if (options.gpuLoops)
-    addGpuLoopPasses(pm, options.freeAfterLastUse, /*threadsPerBlock=*/256);
-  else {
+  if (options.gpuLoops) {
+    CkptGpuMapLoopsPassOptions mapping;
+    mapping.permuteIterations = options.permuteIterations;
+    mapping.reportKernels = options.reportKernels;
+    addGpuLoopPasses(pm, options.freeAfterLastUse, mapping);
+  } else {
     pm.addPass(createCkptGemmToCallsPass());
     // Each output element is computed by one thread, its sums in loop
     // order inside it: the bits do not depend on the thread count.

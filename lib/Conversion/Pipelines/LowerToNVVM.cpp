@@ -37,14 +37,14 @@
 using namespace mlir;
 
 void ckpt::addGpuLoopPasses(OpPassManager &pm, bool freeAfterLastUse,
-                            int64_t threadsPerBlock) {
+                            const CkptGpuMapLoopsPassOptions &mapping) {
   pm.addPass(createCkptGemmToCallsPass());
   pm.addNestedPass<func::FuncOp>(createCkptParallelDimsFirstPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   // Loops that carry a buffer through iter_args yield it unchanged; folding
   // them leaves the host no loop results to read.
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createCkptGpuMapLoopsPass({threadsPerBlock}));
+  pm.addNestedPass<func::FuncOp>(createCkptGpuMapLoopsPass(mapping));
   // Kernels now read what the host read before: frees follow them.
   if (freeAfterLastUse)
     pm.addNestedPass<func::FuncOp>(createCkptFreeAfterLastUsePass());
@@ -53,7 +53,10 @@ void ckpt::addGpuLoopPasses(OpPassManager &pm, bool freeAfterLastUse,
 void ckpt::buildLowerToNVVMPipeline(OpPassManager &pm,
                                     const LowerToNVVMOptions &options) {
   addBufferizationPasses(pm, options.freeAfterLastUse);
-  addGpuLoopPasses(pm, options.freeAfterLastUse, options.threadsPerBlock);
+  CkptGpuMapLoopsPassOptions mapping;
+  mapping.threadsPerBlock = options.threadsPerBlock;
+  mapping.reportKernels = options.reportKernels;
+  addGpuLoopPasses(pm, options.freeAfterLastUse, mapping);
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
 

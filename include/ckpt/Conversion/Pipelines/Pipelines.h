@@ -11,6 +11,8 @@
 #ifndef CKPT_CONVERSION_PIPELINES_PIPELINES_H
 #define CKPT_CONVERSION_PIPELINES_PIPELINES_H
 
+#include "ckpt/Conversion/Passes.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -31,6 +33,18 @@ struct LowerToLLVMOptions
                      "GPU blocks and threads (ckpt-parallel-dims-first, "
                      "ckpt-gpu-map-loops), then run them on the CPU: checks "
                      "the GPU mapping without a GPU"),
+      llvm::cl::init(false)};
+  Option<bool> permuteIterations{
+      *this, "permute-iterations",
+      llvm::cl::desc("With gpu-loops: each parallel loop's iterations run in "
+                     "a permuted order (ckpt-gpu-map-loops "
+                     "permute-iterations), so that a result that depends on "
+                     "their order shows as other bits"),
+      llvm::cl::init(false)};
+  Option<bool> reportKernels{
+      *this, "report-kernels",
+      llvm::cl::desc("With gpu-loops: a remark per function with its GPU "
+                     "kernels and launches per call"),
       llvm::cl::init(false)};
 };
 
@@ -68,6 +82,11 @@ struct LowerToNVVMOptions
       llvm::cl::desc("Threads in each block of a parallel loop's kernel "
                      "(default 256)"),
       llvm::cl::init(256)};
+  Option<bool> reportKernels{
+      *this, "report-kernels",
+      llvm::cl::desc("A remark per function with its GPU kernels and "
+                     "launches per call"),
+      llvm::cl::init(false)};
 };
 
 struct CheckpointPipelineOptions
@@ -144,10 +163,11 @@ void registerLowerToLLVMPipeline();
 void addBufferizationPasses(mlir::OpPassManager &pm, bool freeAfterLastUse);
 
 /// The loop part of the GPU pipeline, on bufferized code: parallel
-/// dimensions first, linalg to parallel loops, ckpt-gpu-map-loops (and the
-/// frees moved after the kernels that now read the buffers).
+/// dimensions first, linalg to parallel loops, ckpt-gpu-map-loops with
+/// `mapping` (and the frees moved after the kernels that now read the
+/// buffers).
 void addGpuLoopPasses(mlir::OpPassManager &pm, bool freeAfterLastUse,
-                      int64_t threadsPerBlock);
+                      const CkptGpuMapLoopsPassOptions &mapping);
 
 /// The GPU pipeline: bufferization as for the CPU, loops mapped to GPU
 /// blocks and threads (ckpt-gpu-map-loops) and outlined into kernels,
