@@ -172,11 +172,10 @@ void openCublas() {
     for (const std::string &name : candidates)
       error += " " + name;
     error += " (add its folder to LD_LIBRARY_PATH, or set CUDA_HOME)";
-  }
-  else if (bind(library, "cublasCreate_v2", cublas.create, error) &&
-           bind(library, "cublasSgemmStridedBatched", cublas.sgemm, error) &&
-           bind(library, "cublasDgemmStridedBatched", cublas.dgemm, error) &&
-           cublas.create(&cublas.handle) != 0)
+  } else if (bind(library, "cublasCreate_v2", cublas.create, error) &&
+             bind(library, "cublasSgemmStridedBatched", cublas.sgemm, error) &&
+             bind(library, "cublasDgemmStridedBatched", cublas.dgemm, error) &&
+             cublas.create(&cublas.handle) != 0)
     error = "cublasCreate failed";
   if (!error.empty()) {
     std::fprintf(stderr, "ckpt-run: error: %s\n", error.c_str());

@@ -25,7 +25,8 @@ TEST(CudaRuntimeTest, CublasNamesThenToolkits) {
   size_t cuda13 = position(candidates, "libcublas.so.13");
   size_t cuda12 = position(candidates, "libcublas.so.12");
   size_t home = position(candidates, "/opt/toolkit/lib64/libcublas.so.13");
-  size_t fallback = position(candidates, "/usr/local/cuda/lib64/libcublas.so.12");
+  size_t fallback =
+      position(candidates, "/usr/local/cuda/lib64/libcublas.so.12");
   ASSERT_LT(fallback, candidates.size());
   // The loader's search first, by every name; then the named toolkit, then
   // the default one.

@@ -327,7 +327,8 @@ LogicalResult checkHostBuffers(Block &body) {
     return static_cast<Operation *>(nullptr);
   };
   for (Operation &op : body) {
-    if (auto alloca = dyn_cast<memref::AllocaOp>(op); alloca && !alloca.use_empty())
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op);
+        alloca && !alloca.use_empty())
       return alloca.emitError(
           "a stack buffer (memref.alloca) on the host cannot be read by GPU "
           "kernels or GEMMs: allocate it with memref.alloc");
