@@ -42,6 +42,9 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "examples", "torch"))
 import ckpt_import_torch  # noqa: E402
+sys.path.insert(0, os.path.join(root, "scripts"))
+# PyTorch's step timed as the GPU bundle's check times it.
+from gpu_bundle_run_torch import pytorch_step  # noqa: E402
 import gpt2  # noqa: E402
 from classifier import Classifier  # noqa: E402
 import llama  # noqa: E402
@@ -99,27 +102,6 @@ MODELS = {
         lambda ckpt: None if ckpt else torchvision_model("regnet_x_400mf"),
         lambda: images(4, 64)),
 }
-
-
-def pytorch_step(model, inputs, device, repeat):
-    """Mean step time (ms) and, on the GPU, the peak bytes allocated."""
-    model = model.to(device)
-    args = [x.to(device) for x in inputs]
-    cuda = device == "cuda"
-    times = []
-    for step in range(repeat + 1):  # the first is a warm-up
-        model.zero_grad(set_to_none=True)
-        if cuda:
-            torch.cuda.synchronize()
-            torch.cuda.reset_peak_memory_stats()
-        start = time.perf_counter()
-        model(*args).backward()
-        if cuda:
-            torch.cuda.synchronize()
-        if step:
-            times.append((time.perf_counter() - start) * 1e3)
-    peak = torch.cuda.max_memory_allocated() if cuda else None
-    return sum(times) / len(times), peak
 
 
 def ckpt_plan(options, directory, plan):
@@ -210,13 +192,14 @@ def main():
                 imported.write_weights(os.path.join(directory, "args"),
                                        with_inputs=True)
                 run, first = ckpt_plan(options, directory, plan)
+                model.to(options.device)
                 ms = theirs = float("inf")
                 for _ in range(options.rounds):
                     mean, peak, simulated = ckpt_step(run, options.repeat)
                     ms = min(ms, mean)
-                    mean, their_peak = pytorch_step(model, inputs,
-                                                    options.device,
-                                                    options.repeat)
+                    _, mean, their_peak = pytorch_step(
+                        model, [x.to(options.device) for x in inputs],
+                        options.repeat, options.device)
                     theirs = min(theirs, mean)
             print(f"| {title} | {plan} | {ms:.1f} | {theirs:.1f} "
                   f"| {ms / theirs:.2f}x | {first:.1f} | {mib(peak)} "

@@ -24,6 +24,7 @@ import torch
 
 
 def make_inputs(specs):
+    """The inputs that models.json describes, from seed 1."""
     torch.manual_seed(1)
     return tuple(torch.randn(*shape) if kind == "randn"
                  else torch.randint(0, bound, tuple(shape))
@@ -31,6 +32,8 @@ def make_inputs(specs):
 
 
 def make_model(module, name, kwargs):
+    """The model `name` of `module` (examples/torch) with `kwargs`, from
+    seed 0."""
     torch.manual_seed(0)
     return getattr(__import__(module), name)(**kwargs)
 

@@ -27,6 +27,8 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "examples", "torch"))
 import ckpt_import_torch  # noqa: E402
+# The models and inputs are made as the bundle's own check makes them.
+from gpu_bundle_run_torch import make_inputs, make_model  # noqa: E402
 
 # name: (module, class, keyword arguments, inputs as (kind, shape, bound)).
 # Small enough that weights, inputs and steps fit the bundle's 64 MiB.
@@ -50,20 +52,6 @@ MODELS = {
               ("randn", [4, 3, 64, 64], None)]),
 }
 PLANS = ["none", "dp"]
-
-
-def make_inputs(specs):
-    """The inputs from seed 1, as the run on the GPU makes them too."""
-    torch.manual_seed(1)
-    return tuple(torch.randn(*shape) if kind == "randn"
-                 else torch.randint(0, bound, tuple(shape))
-                 for kind, shape, bound in specs)
-
-
-def make_model(module, name, kwargs):
-    """The model from seed 0, as the run on the GPU makes it too."""
-    torch.manual_seed(0)
-    return getattr(__import__(module), name)(**kwargs)
 
 
 def main():
