@@ -4,7 +4,8 @@
 # needs no MLIR, no build and no network. PYTHON (default python3) with
 # PyTorch and CUDA unpacks bundle.tar.xz beside this file (unpacked/) and
 # runs the PyTorch half; cuBLAS is found on the loader's path or in that
-# PyTorch's own packages.
+# PyTorch's own packages. The executables need glibc 2.34 and GCC 11's
+# libstdc++ or later.
 #
 # For every bundled example and plan, the compiled step runs on the GPU
 # (seed 1): its gradients and loss against an f64 run on the CPU (relative
