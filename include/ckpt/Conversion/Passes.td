@@ -220,7 +220,8 @@ def CkptGpuMapLoopsPass : Pass<"ckpt-gpu-map-loops", "::mlir::func::FuncOp"> {
            "Run each parallel loop's iterations in a permuted order (to "
            "check that no result depends on their order)">,
     Option<"reportKernels", "report-kernels", "bool", "false",
-           "Remark on each function: its kernels and launches per call">,
+           "Remark on each function: its kernels, launches and GEMM calls "
+           "per call">,
   ];
 
   let dependentDialects = ["::mlir::arith::ArithDialect",

@@ -348,8 +348,7 @@ LogicalResult checkHostBuffers(Block &body) {
 
 /// How the function's loops are mapped, and what the mapping counted.
 struct Mapping {
-  int64_t threadsPerBlock;
-  bool permute;
+  const ckpt::CkptGpuMapLoopsPassOptions &options;
   int64_t kernels = 0;
   int64_t launches = 0;
   int64_t gemmCalls = 0;
@@ -366,7 +365,8 @@ LogicalResult mapBlock(Block &body, Mapping &mapping, int64_t calls) {
   // Kernels: the top-level parallel loops, then runs of other ops that
   // touch memory.
   for (auto loop : llvm::to_vector(body.getOps<scf::ParallelOp>()))
-    if (failed(flattenAndMap(loop, mapping.threadsPerBlock, mapping.permute)))
+    if (failed(flattenAndMap(loop, mapping.options.threadsPerBlock,
+                             mapping.options.permuteIterations)))
       return failure();
   // Runs of ops that write memory (a full reduction's scf.for, a store)
   // become kernels of one thread; read-only ops between them do not break
@@ -439,7 +439,9 @@ struct CkptGpuMapLoopsPass
                        << threadsPerBlock.getValue();
       return signalPassFailure();
     }
-    Mapping mapping{threadsPerBlock, permuteIterations};
+    ckpt::CkptGpuMapLoopsPassOptions options{threadsPerBlock,
+                                             permuteIterations, reportKernels};
+    Mapping mapping{options};
     if (failed(mapBlock(func.getBody().front(), mapping, /*calls=*/1)))
       return signalPassFailure();
     if (reportKernels)
