@@ -5,9 +5,15 @@
 // pointers, CUresult an int), so this builds without the CUDA toolkit and
 // programs linking it start on machines without a driver.
 //
+// A step's work is queued on one stream and the host waits for it once: at
+// the end of a timed run, or before a copy. Kernels, cuBLAS products and
+// copies are ordered by the stream, and device memory comes from a pool
+// (BlockPool.h) whose reuse is in the same order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Runtime/CudaRuntime.h"
+#include "ckpt/Runtime/BlockPool.h"
 #include "ckpt/Runtime/Gemm.h"
 
 #include <cstdint>
@@ -43,7 +49,6 @@ struct Driver {
                            unsigned, unsigned, unsigned, Handle, void **,
                            void **);
   CUresult (*streamCreate)(Handle *, unsigned);
-  CUresult (*streamDestroy)(Handle);
   CUresult (*streamSynchronize)(Handle);
   CUresult (*memAlloc)(CUdeviceptr *, size_t);
   CUresult (*memFree)(CUdeviceptr);
@@ -53,12 +58,12 @@ struct Driver {
   CUresult (*eventRecord)(Handle, Handle);
   CUresult (*eventSynchronize)(Handle);
   CUresult (*eventElapsedTime)(float *, Handle, Handle);
-  CUresult (*ctxSynchronize)();
 };
 
 /// The cuBLAS functions used, loaded on the first GEMM.
 struct Cublas {
   int (*create)(Handle *);
+  int (*setStream)(Handle, Handle);
   int (*sgemm)(Handle, int, int, int, int, int, const float *, const float *,
                int, long long, const float *, int, long long, const float *,
                float *, int, long long, int);
@@ -71,6 +76,10 @@ Cublas cublas;
 
 Driver driver;
 CUdevice device;
+/// The stream every launch, product and timer event of a step is queued
+/// on. Blocking (flags 0), so the synchronous copies, which run on the
+/// legacy default stream, also wait for it.
+Handle stream;
 Handle timerStart, timerStop;
 
 std::string describe(CUresult result) {
@@ -137,21 +146,16 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
         "cuLaunchKernel");
 }
 
-void *mgpuStreamCreate() {
-  Handle stream = nullptr;
-  // Blocking streams (flags 0) order with the default stream, which the
-  // timer's events are recorded on.
-  check(driver.streamCreate(&stream, 0), "cuStreamCreate");
-  return stream;
-}
+// A launch that is synchronous in MLIR's GPU dialect translates to create,
+// launch, synchronise and destroy a stream. Here every launch goes to the
+// step's one stream and the host does not wait: nothing in a step's host
+// code reads device memory, and what reads it later (a copy, the timer)
+// waits for the stream first.
+void *mgpuStreamCreate() { return stream; }
 
-void mgpuStreamDestroy(void *stream) {
-  check(driver.streamDestroy(stream), "cuStreamDestroy");
-}
+void mgpuStreamDestroy(void *) {}
 
-void mgpuStreamSynchronize(void *stream) {
-  check(driver.streamSynchronize(stream), "cuStreamSynchronize");
-}
+void mgpuStreamSynchronize(void *) {}
 
 } // extern "C"
 
@@ -173,10 +177,14 @@ void openCublas() {
       error += " " + name;
     error += " (add its folder to LD_LIBRARY_PATH, or set CUDA_HOME)";
   } else if (bind(library, "cublasCreate_v2", cublas.create, error) &&
+             bind(library, "cublasSetStream_v2", cublas.setStream, error) &&
              bind(library, "cublasSgemmStridedBatched", cublas.sgemm, error) &&
-             bind(library, "cublasDgemmStridedBatched", cublas.dgemm, error) &&
-             cublas.create(&cublas.handle) != 0)
-    error = "cublasCreate failed";
+             bind(library, "cublasDgemmStridedBatched", cublas.dgemm, error)) {
+    if (cublas.create(&cublas.handle) != 0)
+      error = "cublasCreate failed";
+    else if (cublas.setStream(cublas.handle, stream) != 0)
+      error = "cublasSetStream failed";
+  }
   if (!error.empty()) {
     std::fprintf(stderr, "ckpt-run: error: %s\n", error.c_str());
     std::exit(1);
@@ -212,8 +220,6 @@ void cublasGemm(int64_t, void *a, int64_t, void *b, int64_t, void *c,
                  status);
     std::exit(1);
   }
-  // Kernels launched next read C on their own streams.
-  check(driver.ctxSynchronize(), "cuCtxSynchronize");
 }
 
 } // namespace
@@ -279,7 +285,6 @@ bool openCudaDevice(int ordinal, std::string &error) {
       !bind(library, "cuModuleGetFunction", driver.moduleGetFunction, error) ||
       !bind(library, "cuLaunchKernel", driver.launchKernel, error) ||
       !bind(library, "cuStreamCreate", driver.streamCreate, error) ||
-      !bind(library, "cuStreamDestroy_v2", driver.streamDestroy, error) ||
       !bind(library, "cuStreamSynchronize", driver.streamSynchronize, error) ||
       !bind(library, "cuMemAlloc_v2", driver.memAlloc, error) ||
       !bind(library, "cuMemFree_v2", driver.memFree, error) ||
@@ -288,8 +293,7 @@ bool openCudaDevice(int ordinal, std::string &error) {
       !bind(library, "cuEventCreate", driver.eventCreate, error) ||
       !bind(library, "cuEventRecord", driver.eventRecord, error) ||
       !bind(library, "cuEventSynchronize", driver.eventSynchronize, error) ||
-      !bind(library, "cuEventElapsedTime", driver.eventElapsedTime, error) ||
-      !bind(library, "cuCtxSynchronize", driver.ctxSynchronize, error))
+      !bind(library, "cuEventElapsedTime", driver.eventElapsedTime, error))
     return false;
   Handle context = nullptr;
   CUresult result = driver.init(0);
@@ -299,6 +303,8 @@ bool openCudaDevice(int ordinal, std::string &error) {
     result = driver.primaryCtxRetain(&context, device);
   if (result == 0)
     result = driver.ctxSetCurrent(context);
+  if (result == 0)
+    result = driver.streamCreate(&stream, 0);
   if (result == 0)
     result = driver.eventCreate(&timerStart, 0);
   if (result == 0)
@@ -327,6 +333,13 @@ std::string getCudaDeviceChip() {
 }
 
 MemoryBackend getCudaMemory() {
+  // Never destroyed: at exit the driver takes back the context's memory.
+  static BlockPool *pool = new BlockPool(getCudaDriverMemory());
+  return {[](size_t size) { return pool->allocate(size); },
+          [](void *pointer) { pool->release(pointer); }};
+}
+
+MemoryBackend getCudaDriverMemory() {
   return {[](size_t size) -> void * {
             CUdeviceptr pointer = 0;
             CUresult result = driver.memAlloc(&pointer, size ? size : 1);
@@ -338,27 +351,31 @@ MemoryBackend getCudaMemory() {
             return reinterpret_cast<void *>(pointer);
           },
           [](void *pointer) {
+            // Work queued earlier may still use the block.
+            check(driver.streamSynchronize(stream), "cuStreamSynchronize");
             check(driver.memFree(reinterpret_cast<CUdeviceptr>(pointer)),
                   "cuMemFree");
           }};
 }
 
 void copyToDevice(void *device, const void *host, size_t bytes) {
+  check(driver.streamSynchronize(stream), "cuStreamSynchronize");
   check(driver.memcpyHtoD(reinterpret_cast<CUdeviceptr>(device), host, bytes),
         "cuMemcpyHtoD");
 }
 
 void copyToHost(void *host, const void *device, size_t bytes) {
+  check(driver.streamSynchronize(stream), "cuStreamSynchronize");
   check(driver.memcpyDtoH(host, reinterpret_cast<CUdeviceptr>(device), bytes),
         "cuMemcpyDtoH");
 }
 
 void startGpuTimer() {
-  check(driver.eventRecord(timerStart, nullptr), "cuEventRecord");
+  check(driver.eventRecord(timerStart, stream), "cuEventRecord");
 }
 
 double stopGpuTimer() {
-  check(driver.eventRecord(timerStop, nullptr), "cuEventRecord");
+  check(driver.eventRecord(timerStop, stream), "cuEventRecord");
   check(driver.eventSynchronize(timerStop), "cuEventSynchronize");
   float milliseconds = 0;
   check(driver.eventElapsedTime(&milliseconds, timerStart, timerStop),

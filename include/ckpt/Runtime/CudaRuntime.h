@@ -32,9 +32,13 @@ bool openCudaDevice(int ordinal, std::string &error);
 std::string getCudaDeviceName();
 std::string getCudaDeviceChip();
 
-/// Device memory for the counting allocator (setMemoryBackend). Out of
-/// device memory gives a null block, which the step reports with its size.
+/// Device memory for the counting allocator (setMemoryBackend): blocks from
+/// a pool (BlockPool.h) over the driver's, so steps after the first take
+/// none from the driver. Out of device memory, with the pool's cache given
+/// back, gives a null block, which the step reports with its size.
 MemoryBackend getCudaMemory();
+/// The driver's own cuMemAlloc and cuMemFree, under the pool.
+MemoryBackend getCudaDriverMemory();
 
 /// Where cuBLAS is looked for, in order: the loader's search (LD_LIBRARY_PATH,
 /// the system's libraries) by the unversioned and the CUDA 13, 12 and 11
@@ -42,12 +46,13 @@ MemoryBackend getCudaMemory();
 /// CUDA_ROOT names, then of the default toolkit /usr/local/cuda.
 std::vector<std::string> getCublasCandidates();
 
+/// Synchronous copies, after the work queued on the step's stream.
 void copyToDevice(void *device, const void *host, size_t bytes);
 void copyToHost(void *host, const void *device, size_t bytes);
 
-/// Milliseconds of GPU time between two points of the default stream, which
-/// waits for the streams launches use: `startGpuTimer` marks the first,
-/// `stopGpuTimer` the second, waits for it and returns the time between.
+/// Milliseconds of GPU time between two points of the step's stream:
+/// `startGpuTimer` marks the first, `stopGpuTimer` the second, waits for it
+/// (the step's one wait) and returns the time between.
 void startGpuTimer();
 double stopGpuTimer();
 
