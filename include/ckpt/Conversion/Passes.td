@@ -173,6 +173,23 @@ def CkptParallelDimsFirstPass : Pass<"ckpt-parallel-dims-first", "::mlir::func::
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def CkptMergeGpuModulesPass : Pass<"ckpt-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Moves every outlined kernel into one GPU module";
+  let description = [{
+    `gpu-kernel-outlining` puts each kernel in a `gpu.module` of its own,
+    so a step of hundreds of kernels is hundreds of binaries: a `ptxas`
+    run and a module load each. This pass moves the kernels of all the
+    GPU modules of the host module, in order, into the first one, and
+    points every `gpu.launch_func` at its kernel there: one binary per
+    step. Each kernel takes the name of the module it came from (outlining
+    names the modules apart, their kernels alike); the constant globals
+    outlining copied into several modules are kept once. Run it after
+    outlining and before a target is attached: modules with targets, and
+    two different symbols of one name, are errors.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def CkptGpuMapLoopsPass : Pass<"ckpt-gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Maps a bufferized training step's loops to GPU blocks and threads";
   let description = [{

@@ -59,6 +59,7 @@ void ckpt::buildLowerToNVVMPipeline(OpPassManager &pm,
   addGpuLoopPasses(pm, options.freeAfterLastUse, mapping);
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createCkptMergeGpuModulesPass());
 
   // Kernels: NVVM, then ptxas (found through `toolkit`, else the
   // environment: PATH, CUDA_HOME, CUDA_ROOT, CUDA_PATH).
