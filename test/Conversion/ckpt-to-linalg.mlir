@@ -149,3 +149,28 @@ func.func @casts(%x: tensor<4xf32>) -> tensor<4xf16> {
   %h = ckpt.cast %b : tensor<4xbf16> -> tensor<4xf16>
   return %h : tensor<4xf16>
 }
+
+// -----
+
+// The embedding gradient: a parallel loop over the table's columns, each
+// adding the 6 gradient rows into its column in index order; the padding
+// row keeps its old value.
+// CHECK-LABEL: func.func @embedding_grad
+//       CHECK:   %[[ZEROS:.+]] = linalg.fill
+//       CHECK:   scf.forall (%[[D:.+]]) in (4) shared_outs(%[[TABLE:.+]] = %[[ZEROS]]) -> (tensor<10x4xf32>)
+//       CHECK:     %[[COLUMN:.+]] = tensor.extract_slice %[[TABLE]][0, %[[D]]] [10, 1] [1, 1] : tensor<10x4xf32> to tensor<10xf32>
+//       CHECK:     %[[SUMS:.+]] = scf.for %[[I:.+]] = %{{.+}} to %c6 step %{{.+}} iter_args(%[[ACC:.+]] = %[[COLUMN]])
+//       CHECK:       %[[INDEX:.+]] = tensor.extract %{{.+}}[%[[I]]] : tensor<6xi64>
+//       CHECK:       %[[ROW:.+]] = arith.index_cast %[[INDEX]]
+//       CHECK:       %[[OLD:.+]] = tensor.extract %[[ACC]][%[[ROW]]]
+//       CHECK:       %[[ADD:.+]] = tensor.extract %{{.+}}[%[[I]], %[[D]]] : tensor<6x4xf32>
+//       CHECK:       %[[SUM:.+]] = arith.addf %[[OLD]], %[[ADD]]
+//       CHECK:       %[[PADDING:.+]] = arith.cmpi eq, %[[INDEX]], %{{.+}} : i64
+//       CHECK:       %[[KEPT:.+]] = arith.select %[[PADDING]], %[[OLD]], %[[SUM]]
+//       CHECK:       tensor.insert %[[KEPT]] into %[[ACC]][%[[ROW]]]
+//       CHECK:     scf.forall.in_parallel
+//       CHECK:       tensor.parallel_insert_slice %[[SUMS]] into %[[TABLE]][0, %[[D]]] [10, 1] [1, 1]
+func.func @embedding_grad(%dy: tensor<2x3x4xf32>, %indices: tensor<2x3xi64>) -> tensor<10x4xf32> {
+  %g = ckpt.embedding_grad %dy, %indices num_embeddings = 10 padding_idx = 1 : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<10x4xf32>
+  return %g : tensor<10x4xf32>
+}

@@ -2,9 +2,9 @@
 //
 // The lookup is a gather: a linalg.generic over the result that reads the
 // weight row its index names. The gradient is a scatter-add, which linalg
-// cannot express: two scf.for loops accumulate each gradient row into its
-// table row, in index order, so the result is deterministic (a padding
-// row keeps its zeros).
+// cannot express: an scf.forall over the columns, each adding the gradient
+// rows into its column of the table in index order, so the result is
+// deterministic and parallel (a padding row keeps its zeros).
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,37 +75,49 @@ FailureOr<SmallVector<Value>> lowerEmbeddingGrad(EmbeddingGradOp op,
     return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
   };
   Value zero = constant(0), one = constant(1);
-  auto outer = scf::ForOp::create(
-      rewriter, loc, zero, constant(rows), one, ValueRange{zeros},
-      [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
+  // One parallel iteration per column; each adds the rows into its column
+  // in index order: every element sees its additions in the order a
+  // row-by-row scatter makes, so the bits do not depend on the threads.
+  auto columns =
+      scf::ForallOp::create(rewriter, loc, {rewriter.getIndexAttr(width)},
+                            ValueRange{zeros}, std::nullopt);
+  Value d = columns.getInductionVar(0);
+  Value shared = columns.getRegionIterArgs()[0];
+  rewriter.setInsertionPoint(columns.getTerminator());
+  SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(0), d};
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(table.getShape()[0]),
+                                     rewriter.getIndexAttr(1)};
+  SmallVector<OpFoldResult> strides(2, rewriter.getIndexAttr(1));
+  auto columnType =
+      RankedTensorType::get({table.getShape()[0]}, table.getElementType());
+  Value column = tensor::ExtractSliceOp::create(
+      rewriter, loc, columnType, shared, offsets, sizes, strides);
+  std::optional<int64_t> padding = op.getPaddingIdx();
+  auto accumulate = scf::ForOp::create(
+      rewriter, loc, zero, constant(rows), one, ValueRange{column},
+      [&](OpBuilder &b, Location l, Value i, ValueRange current) {
+        ScalarBuilder s{b, l, grad.getElementType()};
         Value index = tensor::ExtractOp::create(b, l, indices, ValueRange{i});
         Value row = asIndex(b, l, index);
-        std::optional<int64_t> padding = op.getPaddingIdx();
-        Value isPadding =
-            padding ? arith::CmpIOp::create(
-                          b, l, arith::CmpIPredicate::eq, index,
-                          arith::ConstantOp::create(
-                              b, l, b.getIntegerAttr(index.getType(), *padding)))
-                          .getResult()
-                    : Value();
-        auto inner = scf::ForOp::create(
-            b, l, zero, constant(width), one, acc,
-            [&](OpBuilder &ib, Location il, Value d, ValueRange current) {
-              ScalarBuilder s{ib, il, grad.getElementType()};
-              Value old = tensor::ExtractOp::create(ib, il, current[0],
-                                                    ValueRange{row, d});
-              Value add = tensor::ExtractOp::create(ib, il, gradRows,
-                                                    ValueRange{i, d});
-              Value sum = s.add(old, add);
-              if (isPadding)
-                sum = s.select(isPadding, old, sum);
-              Value updated = tensor::InsertOp::create(ib, il, sum, current[0],
-                                                       ValueRange{row, d});
-              scf::YieldOp::create(ib, il, updated);
-            });
-        scf::YieldOp::create(b, l, inner.getResults());
+        Value old =
+            tensor::ExtractOp::create(b, l, current[0], ValueRange{row});
+        Value add = tensor::ExtractOp::create(b, l, gradRows, ValueRange{i, d});
+        Value sum = s.add(old, add);
+        if (padding)
+          sum = s.select(
+              arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::eq, index,
+                  arith::ConstantOp::create(
+                      b, l, b.getIntegerAttr(index.getType(), *padding))),
+              old, sum);
+        Value updated =
+            tensor::InsertOp::create(b, l, sum, current[0], ValueRange{row});
+        scf::YieldOp::create(b, l, updated);
       });
-  return SmallVector<Value>{outer.getResult(0)};
+  rewriter.setInsertionPointToStart(columns.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, accumulate.getResult(0),
+                                        shared, offsets, sizes, strides);
+  return SmallVector<Value>{columns.getResult(0)};
 }
 
 } // namespace

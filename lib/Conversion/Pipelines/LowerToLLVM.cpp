@@ -30,6 +30,7 @@
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -49,6 +50,8 @@ void ckpt::addBufferizationPasses(OpPassManager &pm, bool freeAfterLastUse) {
   // memory simulator (which counts tensor bytes) would not see.
   bufferize.bufferAlignment = 0;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // The embedding gradient's loop over columns: parallel like the rest.
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   if (freeAfterLastUse)
     pm.addNestedPass<func::FuncOp>(createCkptFreeAfterLastUsePass());
