@@ -174,3 +174,34 @@ func.func @embedding_grad(%dy: tensor<2x3x4xf32>, %indices: tensor<2x3xi64>) -> 
   %g = ckpt.embedding_grad %dy, %indices num_embeddings = 10 padding_idx = 1 : (tensor<2x3x4xf32>, tensor<2x3xi64>) -> tensor<10x4xf32>
   return %g : tensor<10x4xf32>
 }
+
+// -----
+
+// A sum over all of a large tensor: the result first, then 1024 partial
+// sums ([2, 512]: the last dimension and 2 of the middle one's 512, each
+// over 8 x 256 elements in order), then the partials in order into the
+// result.
+// CHECK-LABEL: func.func @whole_mean
+//       CHECK:   %[[TOTAL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<f32>)
+//       CHECK:   %[[VIEW:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2], [3]] output_shape [8, 256, 2, 512]
+//       CHECK:   %[[ZEROS:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<2x512xf32>)
+//       CHECK:   %[[PARTIALS:.+]] = linalg.generic {{.*}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]} ins(%[[VIEW]] : tensor<8x256x2x512xf32>) outs(%[[ZEROS]] : tensor<2x512xf32>)
+//       CHECK:   %[[SUM:.+]] = linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%[[PARTIALS]] : tensor<2x512xf32>) outs(%[[TOTAL]] : tensor<f32>)
+//       CHECK:     arith.divf
+func.func @whole_mean(%x: tensor<8x512x512xf32>) -> tensor<f32> {
+  %m = ckpt.reduce_mean %x : tensor<8x512x512xf32> -> tensor<f32>
+  return %m : tensor<f32>
+}
+
+// -----
+
+// Below 65536 elements, or over some of the dimensions, one sequence.
+// CHECK-LABEL: func.func @short_sums
+//   CHECK-NOT:   tensor.expand_shape
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%{{.+}} : tensor<200x300xf32>)
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%{{.+}} : tensor<256x300xf32>)
+func.func @short_sums(%x: tensor<200x300xf32>, %y: tensor<256x300xf32>) -> (tensor<f32>, tensor<300xf32>) {
+  %s = ckpt.reduce_sum %x : tensor<200x300xf32> -> tensor<f32>
+  %c = ckpt.reduce_sum %y dims = [0] : tensor<256x300xf32> -> tensor<300xf32>
+  return %s, %c : tensor<f32>, tensor<300xf32>
+}

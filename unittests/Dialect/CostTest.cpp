@@ -6,6 +6,8 @@
 
 #include "FunctionBuilder.h"
 
+#include "ckpt/Dialect/Ckpt/IR/SumSplit.h"
+
 using namespace mlir;
 
 namespace {
@@ -220,6 +222,94 @@ TEST_F(CostTest, RowStatisticsAreScratch) {
   EXPECT_EQ(scratch(crossEntropy), 3u * 6 * 4);
   // The count of rows not ignored: one more element.
   EXPECT_EQ(scratch(ignoring), 3u * 6 * 4 + 4);
+}
+
+// The split of a whole sum against a brute-force search: the trailing
+// dimensions whole and the largest divisor of the next that keeps at most
+// kMostPartialSums partials; none below kSplitSumMinimum elements or
+// kFewestPartialSums partials.
+TEST(SumSplitTest, MostPartialsFromTheTrailingDimensions) {
+  std::vector<std::vector<int64_t>> shapes = {
+      {8, 512, 512}, {256, 300}, {65535},    {65537},      {100, 100},
+      {2048, 50257}, {64, 1024}, {1 << 20},  {3, 7, 4096}, {16, 4096, 1},
+      {4096, 16},    {1, 70000}, {131072, 1}};
+  for (const std::vector<int64_t> &shape : shapes) {
+    int64_t elements = 1;
+    for (int64_t size : shape)
+      elements *= size;
+    // The oracle: every (dim, factor) whose trailing dimensions are whole,
+    // keeping the one with the most partials within the limit (the
+    // innermost on ties, where the dimension before gives nothing more).
+    std::optional<std::pair<int64_t, int64_t>> best;
+    int64_t bestPartials = 0;
+    for (int64_t dim = shape.size() - 1; dim >= 0; --dim) {
+      int64_t trailing = 1;
+      for (size_t d = dim + 1; d < shape.size(); ++d)
+        trailing *= shape[d];
+      for (int64_t factor = 1; factor <= shape[dim]; ++factor)
+        if (shape[dim] % factor == 0 &&
+            trailing * factor <= ckpt::kMostPartialSums &&
+            trailing * factor > bestPartials) {
+          best = {dim, factor};
+          bestPartials = trailing * factor;
+        }
+      if (trailing * shape[dim] > ckpt::kMostPartialSums)
+        break;
+    }
+    std::optional<ckpt::SumSplit> split = ckpt::getSumSplit(shape);
+    bool expectSplit = elements >= ckpt::kSplitSumMinimum &&
+                       bestPartials >= ckpt::kFewestPartialSums;
+    ASSERT_EQ(split.has_value(), expectSplit) << shape.size() << " dims";
+    if (!split)
+      continue;
+    int64_t partials = 1;
+    for (int64_t size : split->partialShape)
+      partials *= size;
+    EXPECT_EQ(partials, bestPartials);
+    EXPECT_EQ(split->partialShape.front(), split->factor);
+    EXPECT_EQ(shape[split->dim] % split->factor, 0);
+    EXPECT_TRUE(llvm::equal(llvm::ArrayRef(split->partialShape).drop_front(),
+                            llvm::ArrayRef(shape).drop_front(split->dim + 1)));
+  }
+  // [8, 512, 512]: the last dimension whole and 2 of the middle one's 512.
+  std::optional<ckpt::SumSplit> mlp = ckpt::getSumSplit({8, 512, 512});
+  ASSERT_TRUE(mlp);
+  EXPECT_EQ(mlp->dim, 1);
+  EXPECT_EQ(mlp->factor, 2);
+  // A prime dimension of 50257 gives 1 partial with the logits' rows
+  // behind it: not split.
+  EXPECT_FALSE(ckpt::getSumSplit({2048, 50257}));
+}
+
+// The partials of a whole sum are the reductions' and mse_loss's scratch:
+// 1024 f32 for [8, 512, 512]; none for a sum over some dimensions or a
+// small tensor.
+TEST_F(CostTest, WholeSumsKeepPartialSums) {
+  ValueRange args =
+      arguments({f32({8, 512, 512}), f32({8, 512, 512}), f32({8, 512})});
+  Location loc = builder.getUnknownLoc();
+  auto scratch = [](Operation *op) {
+    return cast<ckpt::CostOpInterface>(op).getScratchBytes();
+  };
+  auto mean = ckpt::ReduceMeanOp::create(builder, loc, args[0],
+                                         DenseI64ArrayAttr(), false);
+  auto allDims = ckpt::ReduceSumOp::create(
+      builder, loc, args[0], builder.getDenseI64ArrayAttr({2, 0, 1}), true);
+  auto someDims = ckpt::ReduceSumOp::create(
+      builder, loc, args[0], builder.getDenseI64ArrayAttr({0, 1}), false);
+  auto norm = ckpt::ReduceNormOp::create(builder, loc, args[0],
+                                         DenseI64ArrayAttr(), false);
+  auto max = ckpt::ReduceMaxOp::create(builder, loc, args[0],
+                                       DenseI64ArrayAttr(), false);
+  auto mse = ckpt::MseLossOp::create(builder, loc, args[0], args[1]);
+  auto small = ckpt::MseLossOp::create(builder, loc, args[2], args[2]);
+  EXPECT_EQ(scratch(mean), 1024u * 4);
+  EXPECT_EQ(scratch(allDims), 1024u * 4);
+  EXPECT_EQ(scratch(norm), 1024u * 4);
+  EXPECT_EQ(scratch(mse), 1024u * 4);
+  EXPECT_EQ(scratch(someDims), 0u);
+  EXPECT_EQ(scratch(max), 0u);
+  EXPECT_EQ(scratch(small), 0u);
 }
 
 TEST_F(CostTest, BatchNormScalesByElements) {

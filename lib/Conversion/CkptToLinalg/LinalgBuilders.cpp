@@ -8,6 +8,8 @@
 
 #include "LinalgBuilders.h"
 
+#include "ckpt/Dialect/Ckpt/IR/SumSplit.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -237,6 +239,77 @@ Value ckpt::buildSum(OpBuilder &b, Location loc,
                           ScalarBuilder s{nb, nl, resultType.getElementType()};
                           return s.add(args.back(), term(s, args.drop_back()));
                         });
+}
+
+Value ckpt::buildWholeSum(OpBuilder &b, Location loc,
+                          RankedTensorType iterationType, ValueRange inputs,
+                          RankedTensorType resultType, Formula term) {
+  ArrayRef<int64_t> shape = iterationType.getShape();
+  int64_t rank = iterationType.getRank();
+  std::optional<SumSplit> split = getSumSplit(shape);
+  if (!split)
+    return buildSum(b, loc, iterationType, inputs, dimRange(0, rank),
+                    resultType, term);
+  // The result first: its buffer is live with the partials, as the memory
+  // simulator counts an op's results and scratch, even where an input dies
+  // after the first stage.
+  Type element = resultType.getElementType();
+  auto scalarType = RankedTensorType::get({}, element);
+  Value total = filledTensor(b, loc, scalarType, 0.0);
+  // Stage 1 iterates over the inputs viewed as [shape[0..dim), q, t,
+  // shape(dim..rank)], dimension `dim` cut as q * factor + t; t and the
+  // dimensions after it index the partials.
+  MLIRContext *context = b.getContext();
+  int64_t dim = split->dim;
+  SmallVector<int64_t> cutShape(shape);
+  cutShape[dim] = shape[dim] / split->factor;
+  cutShape.insert(cutShape.begin() + dim + 1, split->factor);
+  SmallVector<ReassociationIndices> cut;
+  for (int64_t d = 0; d < rank; ++d)
+    cut.push_back(d < dim    ? ReassociationIndices{d}
+                  : d == dim ? ReassociationIndices{d, d + 1}
+                             : ReassociationIndices{d + 1});
+  SmallVector<Value> cutInputs;
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs) {
+    auto type = cast<RankedTensorType>(input.getType());
+    assert(type.getShape() == shape && "inputs of the iteration shape");
+    cutInputs.push_back(tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(cutShape, type.getElementType()), input,
+        cut));
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank + 1, context));
+  }
+  SmallVector<AffineExpr> partialIndex;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d <= rank; ++d) {
+    iterators.push_back(d <= dim ? utils::IteratorType::reduction
+                                 : utils::IteratorType::parallel);
+    if (d > dim)
+      partialIndex.push_back(getAffineDimExpr(d, context));
+  }
+  maps.push_back(AffineMap::get(rank + 1, 0, partialIndex, context));
+  auto partialType = RankedTensorType::get(split->partialShape, element);
+  Value partials =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{partialType}, cutInputs,
+          ValueRange{filledTensor(b, loc, partialType, 0.0)}, maps, iterators,
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            ScalarBuilder s{nb, nl, element};
+            linalg::YieldOp::create(
+                nb, nl, s.add(args.back(), term(s, args.drop_back())));
+          })
+          .getResult(0);
+  // The sum of the partials as a scalar, given the result's shape of ones
+  // (a view).
+  Value sum = buildReduction(
+      b, loc, partialType, partials, dimRange(0, partialType.getRank()), total,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return ScalarBuilder{nb, nl, element}.add(args[1], args[0]);
+      });
+  if (resultType.getRank() == 0)
+    return sum;
+  return tensor::ExpandShapeOp::create(b, loc, resultType, sum,
+                                       ArrayRef<ReassociationIndices>{});
 }
 
 Value ckpt::buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,

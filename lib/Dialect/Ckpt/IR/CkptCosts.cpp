@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Dialect/Ckpt/IR/SumSplit.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -311,6 +312,42 @@ uint64_t BatchNormGradOp::getScratchBytes() {
 }
 // The number of elements tied for the maximum, per output element.
 uint64_t ReduceMaxGradOp::getScratchBytes() { return bytes(getOutput()); }
+
+/// The partial sums of a sum over all of `input` (SumSplit.h), in the
+/// element type of `result`.
+static uint64_t partialSumBytes(Value input, Value result) {
+  std::optional<SumSplit> split =
+      getSumSplit(cast<RankedTensorType>(input.getType()).getShape());
+  if (!split)
+    return 0;
+  int64_t partials = 1;
+  for (int64_t size : split->partialShape)
+    partials *= size;
+  return times(partials,
+               getElementByteWidth(
+                   cast<RankedTensorType>(result.getType()).getElementType()));
+}
+/// Sums and norms over every dimension; over some, no scratch.
+template <typename ReduceOp>
+static uint64_t wholeReductionScratch(ReduceOp op) {
+  auto input = cast<RankedTensorType>(op.getInput().getType());
+  std::optional<ArrayRef<int64_t>> dims = op.getDims();
+  if (dims && static_cast<int64_t>(dims->size()) != input.getRank())
+    return 0;
+  return partialSumBytes(op.getInput(), op.getResult());
+}
+uint64_t ReduceSumOp::getScratchBytes() { return wholeReductionScratch(*this); }
+uint64_t ReduceMeanOp::getScratchBytes() {
+  return wholeReductionScratch(*this);
+}
+uint64_t ReduceNormOp::getScratchBytes() {
+  return wholeReductionScratch(*this);
+}
+// The maximum is one sequential pass.
+uint64_t ReduceMaxOp::getScratchBytes() { return 0; }
+uint64_t MseLossOp::getScratchBytes() {
+  return partialSumBytes(getInput(), getResult());
+}
 
 /// The lowering of a convolution with kernel `weight` ([OC, C / groups,
 /// KH, KW]).

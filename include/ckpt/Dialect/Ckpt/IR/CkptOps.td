@@ -619,8 +619,10 @@ def Ckpt_ConcatOp : Ckpt_InferringOp<"concat", Ckpt_Differentiable> {
 // Reductions
 //===----------------------------------------------------------------------===//
 
+// A sum over every dimension of a large tensor has partial sums as scratch
+// (SumSplit.h).
 class Ckpt_ReduceOp<string mnemonic, string torchName>
-    : Ckpt_InferringOp<mnemonic, Ckpt_Differentiable> {
+    : Ckpt_InferringOp<mnemonic, Ckpt_DifferentiableWithScratch> {
   let summary = "reduction over dimensions (" # torchName # ")";
   let description = [{
     Reduces `input` with `}] # torchName # [{` over `dims` (all
@@ -717,7 +719,8 @@ def Ckpt_CrossEntropyOp : Ckpt_InferringOp<"cross_entropy",
   }];
 }
 
-def Ckpt_MseLossOp : Ckpt_InferringOp<"mse_loss", Ckpt_Differentiable> {
+def Ckpt_MseLossOp : Ckpt_InferringOp<"mse_loss",
+    Ckpt_DifferentiableWithScratch> {
   let summary = "mean squared error (torch.nn.functional.mse_loss)";
   let description = [{
     Returns `mean((input - target)^2)` over all elements as a scalar tensor;
