@@ -256,10 +256,9 @@ Value ckpt::buildWholeSum(OpBuilder &b, Location loc,
   Type element = resultType.getElementType();
   auto scalarType = RankedTensorType::get({}, element);
   Value total = filledTensor(b, loc, scalarType, 0.0);
-  // Stage 1 iterates over the inputs viewed as [shape[0..dim), q, t,
-  // shape(dim..rank)], dimension `dim` cut as q * factor + t; t and the
-  // dimensions after it index the partials.
-  MLIRContext *context = b.getContext();
+  // Stage 1 sums the inputs viewed as [shape[0..dim), q, t,
+  // shape(dim..rank)], dimension `dim` cut as q * factor + t, over the
+  // dimensions up to q: t and the dimensions after it index the partials.
   int64_t dim = split->dim;
   SmallVector<int64_t> cutShape(shape);
   cutShape[dim] = shape[dim] / split->factor;
@@ -270,35 +269,17 @@ Value ckpt::buildWholeSum(OpBuilder &b, Location loc,
                   : d == dim ? ReassociationIndices{d, d + 1}
                              : ReassociationIndices{d + 1});
   SmallVector<Value> cutInputs;
-  SmallVector<AffineMap> maps;
   for (Value input : inputs) {
     auto type = cast<RankedTensorType>(input.getType());
     assert(type.getShape() == shape && "inputs of the iteration shape");
     cutInputs.push_back(tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get(cutShape, type.getElementType()), input,
         cut));
-    maps.push_back(AffineMap::getMultiDimIdentityMap(rank + 1, context));
   }
-  SmallVector<AffineExpr> partialIndex;
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t d = 0; d <= rank; ++d) {
-    iterators.push_back(d <= dim ? utils::IteratorType::reduction
-                                 : utils::IteratorType::parallel);
-    if (d > dim)
-      partialIndex.push_back(getAffineDimExpr(d, context));
-  }
-  maps.push_back(AffineMap::get(rank + 1, 0, partialIndex, context));
   auto partialType = RankedTensorType::get(split->partialShape, element);
-  Value partials =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{partialType}, cutInputs,
-          ValueRange{filledTensor(b, loc, partialType, 0.0)}, maps, iterators,
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            ScalarBuilder s{nb, nl, element};
-            linalg::YieldOp::create(
-                nb, nl, s.add(args.back(), term(s, args.drop_back())));
-          })
-          .getResult(0);
+  Value partials = buildSum(
+      b, loc, RankedTensorType::get(cutShape, iterationType.getElementType()),
+      cutInputs, dimRange(0, dim + 1), partialType, term);
   // The sum of the partials as a scalar, given the result's shape of ones
   // (a view).
   Value sum = buildReduction(
