@@ -195,13 +195,47 @@ func.func @whole_mean(%x: tensor<8x512x512xf32>) -> tensor<f32> {
 
 // -----
 
-// Below 65536 elements, or over some of the dimensions, one sequence.
+// A bias gradient's columns: the result first (512, without the unit
+// dimensions), then 64 partial sums per column (the rows cut as q * 64 + t,
+// each over 8 x 8 rows in order), then each column's partials in order,
+// viewed with the unit dimensions.
+// CHECK-LABEL: func.func @column_sum
+//       CHECK:   %[[TOTAL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<512xf32>)
+//       CHECK:   %[[VIEW:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2], [3]] output_shape [8, 8, 64, 512]
+//       CHECK:   %[[ZEROS:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<64x512xf32>)
+//       CHECK:   %[[PARTIALS:.+]] = linalg.generic {{.*}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]} ins(%[[VIEW]] : tensor<8x8x64x512xf32>) outs(%[[ZEROS]] : tensor<64x512xf32>)
+//       CHECK:   %[[SUM:.+]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[PARTIALS]] : tensor<64x512xf32>) outs(%[[TOTAL]] : tensor<512xf32>)
+//       CHECK:   tensor.expand_shape %[[SUM]] {{\[}}[0, 1, 2]] output_shape [1, 1, 512] : tensor<512xf32> into tensor<1x1x512xf32>
+func.func @column_sum(%dy: tensor<8x512x512xf32>) -> tensor<1x1x512xf32> {
+  %g = ckpt.reduce_sum %dy dims = [0, 1] keepdim : tensor<8x512x512xf32> -> tensor<1x1x512xf32>
+  return %g : tensor<1x1x512xf32>
+}
+
+// -----
+
+// A convolution's bias gradient: per channel, partials over 4 of the rows
+// and every column ([64, 4, 32]), the channels kept in both stages.
+// CHECK-LABEL: func.func @channel_sum
+//       CHECK:   %[[TOTAL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<64xf32>)
+//       CHECK:   %[[VIEW:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1], [2, 3], [4]] output_shape [8, 64, 8, 4, 32]
+//       CHECK:   %[[PARTIALS:.+]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "reduction", "parallel", "parallel"]} ins(%[[VIEW]] : tensor<8x64x8x4x32xf32>) outs(%{{.+}} : tensor<64x4x32xf32>)
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[PARTIALS]] : tensor<64x4x32xf32>) outs(%[[TOTAL]] : tensor<64xf32>)
+//   CHECK-NOT:   tensor.expand_shape
+func.func @channel_sum(%dy: tensor<8x64x32x32xf32>) -> tensor<64xf32> {
+  %g = ckpt.reduce_sum %dy dims = [0, 2, 3] : tensor<8x64x32x32xf32> -> tensor<64xf32>
+  return %g : tensor<64xf32>
+}
+
+// -----
+
+// Below 65536 elements, or with results of fewer than 128 elements each
+// (two partials of 64), one sequence per result.
 // CHECK-LABEL: func.func @short_sums
 //   CHECK-NOT:   tensor.expand_shape
 //       CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "reduction"]} ins(%{{.+}} : tensor<200x300xf32>)
-//       CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%{{.+}} : tensor<256x300xf32>)
-func.func @short_sums(%x: tensor<200x300xf32>, %y: tensor<256x300xf32>) -> (tensor<f32>, tensor<300xf32>) {
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<1024x100xf32>)
+func.func @short_sums(%x: tensor<200x300xf32>, %y: tensor<1024x100xf32>) -> (tensor<f32>, tensor<1024xf32>) {
   %s = ckpt.reduce_sum %x : tensor<200x300xf32> -> tensor<f32>
-  %c = ckpt.reduce_sum %y dims = [0] : tensor<256x300xf32> -> tensor<300xf32>
-  return %s, %c : tensor<f32>, tensor<300xf32>
+  %r = ckpt.reduce_sum %y dims = [1] : tensor<1024x100xf32> -> tensor<1024xf32>
+  return %s, %r : tensor<f32>, tensor<1024xf32>
 }

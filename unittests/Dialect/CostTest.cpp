@@ -224,67 +224,111 @@ TEST_F(CostTest, RowStatisticsAreScratch) {
   EXPECT_EQ(scratch(ignoring), 3u * 6 * 4 + 4);
 }
 
-// The split of a whole sum against a brute-force search: the trailing
+// The split of a sum against a brute-force search: the trailing reduced
 // dimensions whole and the largest divisor of the next that keeps at most
-// kMostPartialSums partials; none below kSplitSumMinimum elements or
-// kFewestPartialSums partials.
+// kMostPartialSums partials per result, kMostPartialSumsInAll in all, and
+// kShortestPartialSum elements in each; none below kSplitSumMinimum
+// elements, kFewestPartialSumsPerResult partials per result or
+// kFewestPartialSums in all.
 TEST(SumSplitTest, MostPartialsFromTheTrailingDimensions) {
-  std::vector<std::vector<int64_t>> shapes = {
-      {8, 512, 512}, {256, 300}, {65535},    {65537},      {100, 100},
-      {2048, 50257}, {64, 1024}, {1 << 20},  {3, 7, 4096}, {16, 4096, 1},
-      {4096, 16},    {1, 70000}, {131072, 1}};
-  for (const std::vector<int64_t> &shape : shapes) {
-    int64_t elements = 1;
-    for (int64_t size : shape)
-      elements *= size;
-    // The oracle: every (dim, factor) whose trailing dimensions are whole,
-    // keeping the one with the most partials within the limit (the
-    // innermost on ties, where the dimension before gives nothing more).
-    std::optional<std::pair<int64_t, int64_t>> best;
-    int64_t bestPartials = 0;
-    for (int64_t dim = shape.size() - 1; dim >= 0; --dim) {
-      int64_t trailing = 1;
-      for (size_t d = dim + 1; d < shape.size(); ++d)
-        trailing *= shape[d];
-      for (int64_t factor = 1; factor <= shape[dim]; ++factor)
-        if (shape[dim] % factor == 0 &&
-            trailing * factor <= ckpt::kMostPartialSums &&
-            trailing * factor > bestPartials) {
-          best = {dim, factor};
-          bestPartials = trailing * factor;
-        }
-      if (trailing * shape[dim] > ckpt::kMostPartialSums)
-        break;
+  using Dims = std::vector<int64_t>;
+  std::vector<std::pair<Dims, Dims>> sums = {{{8, 512, 512}, {0, 1, 2}},
+                                             {{256, 300}, {0, 1}},
+                                             {{65535}, {0}},
+                                             {{65537}, {0}},
+                                             {{100, 100}, {0, 1}},
+                                             {{2048, 50257}, {0, 1}},
+                                             {{64, 1024}, {0, 1}},
+                                             {{1 << 20}, {0}},
+                                             {{3, 7, 4096}, {0, 1, 2}},
+                                             {{16, 4096, 1}, {0, 1, 2}},
+                                             {{4096, 16}, {0, 1}},
+                                             {{1, 70000}, {0, 1}},
+                                             {{131072, 1}, {0, 1}},
+                                             {{8, 512, 512}, {0, 1}},
+                                             {{8, 512, 512}, {2}},
+                                             {{8, 64, 32, 32}, {0, 2, 3}},
+                                             {{4096, 768}, {0}},
+                                             {{2048, 50257}, {0}},
+                                             {{3, 4096, 7}, {1}},
+                                             {{512, 256, 2}, {0, 2}},
+                                             {{16, 16}, {0}},
+                                             {{1024, 1024}, {1}},
+                                             {{2, 64, 512}, {0, 1}},
+                                             {{1024, 512}, {0}}};
+  for (const auto &[shape, dims] : sums) {
+    int64_t elements = 1, results = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      elements *= shape[d];
+      if (!llvm::is_contained(dims, int64_t(d)))
+        results *= shape[d];
     }
-    std::optional<ckpt::SumSplit> split = ckpt::getSumSplit(shape);
+    int64_t limit =
+        std::min({ckpt::kMostPartialSums, ckpt::kMostPartialSumsInAll / results,
+                  elements / results / ckpt::kShortestPartialSum});
+    // The oracle: every reduced (dim, factor) whose later reduced
+    // dimensions are whole, keeping the most partials within the limit.
+    int64_t bestPartials = 0;
+    for (int64_t dim : dims) {
+      int64_t later = 1;
+      for (int64_t d : dims)
+        if (d > dim)
+          later *= shape[d];
+      for (int64_t factor = 1; factor <= shape[dim]; ++factor)
+        if (shape[dim] % factor == 0 && later * factor <= limit)
+          bestPartials = std::max(bestPartials, later * factor);
+    }
+    std::optional<ckpt::SumSplit> split = ckpt::getSumSplit(shape, dims);
     bool expectSplit = elements >= ckpt::kSplitSumMinimum &&
-                       bestPartials >= ckpt::kFewestPartialSums;
-    ASSERT_EQ(split.has_value(), expectSplit) << shape.size() << " dims";
+                       bestPartials >= ckpt::kFewestPartialSumsPerResult &&
+                       results * bestPartials >= ckpt::kFewestPartialSums;
+    ASSERT_EQ(split.has_value(), expectSplit)
+        << shape.size() << " dims, " << dims.size() << " reduced";
     if (!split)
       continue;
     int64_t partials = 1;
     for (int64_t size : split->partialShape)
       partials *= size;
-    EXPECT_EQ(partials, bestPartials);
-    EXPECT_EQ(split->partialShape.front(), split->factor);
+    EXPECT_EQ(partials, results * bestPartials);
+    EXPECT_TRUE(llvm::is_contained(dims, split->dim));
     EXPECT_EQ(shape[split->dim] % split->factor, 0);
-    EXPECT_TRUE(llvm::equal(llvm::ArrayRef(split->partialShape).drop_front(),
-                            llvm::ArrayRef(shape).drop_front(split->dim + 1)));
+    Dims expectedShape;
+    for (int64_t d = 0; d < split->dim; ++d)
+      if (!llvm::is_contained(dims, d))
+        expectedShape.push_back(shape[d]);
+    expectedShape.push_back(split->factor);
+    expectedShape.insert(expectedShape.end(), shape.begin() + split->dim + 1,
+                         shape.end());
+    EXPECT_TRUE(llvm::equal(split->partialShape, expectedShape));
   }
   // [8, 512, 512]: the last dimension whole and 2 of the middle one's 512.
-  std::optional<ckpt::SumSplit> mlp = ckpt::getSumSplit({8, 512, 512});
+  std::optional<ckpt::SumSplit> mlp =
+      ckpt::getSumSplit({8, 512, 512}, {0, 1, 2});
   ASSERT_TRUE(mlp);
   EXPECT_EQ(mlp->dim, 1);
   EXPECT_EQ(mlp->factor, 2);
+  // A bias gradient's columns: 64 partial sums of 64 rows for each of 512.
+  std::optional<ckpt::SumSplit> bias = ckpt::getSumSplit({8, 512, 512}, {0, 1});
+  ASSERT_TRUE(bias);
+  EXPECT_EQ(bias->dim, 1);
+  EXPECT_TRUE(llvm::equal(bias->partialShape, Dims{64, 512}));
+  // A convolution's bias gradient: the channels, 4 of the rows, the columns.
+  std::optional<ckpt::SumSplit> conv =
+      ckpt::getSumSplit({8, 64, 32, 32}, {0, 2, 3});
+  ASSERT_TRUE(conv);
+  EXPECT_TRUE(llvm::equal(conv->partialShape, Dims{64, 4, 32}));
   // A prime dimension of 50257 gives 1 partial with the logits' rows
-  // behind it: not split.
-  EXPECT_FALSE(ckpt::getSumSplit({2048, 50257}));
+  // behind it: not split. Rows of 64 are one partial sum's worth each;
+  // columns of 128 two, too few for a second stage.
+  EXPECT_FALSE(ckpt::getSumSplit({2048, 50257}, {0, 1}));
+  EXPECT_FALSE(ckpt::getSumSplit({1024, 64}, {1}));
+  EXPECT_FALSE(ckpt::getSumSplit({2, 64, 512}, {0, 1}));
 }
 
-// The partials of a whole sum are the reductions' and mse_loss's scratch:
-// 1024 f32 for [8, 512, 512]; none for a sum over some dimensions or a
-// small tensor.
-TEST_F(CostTest, WholeSumsKeepPartialSums) {
+// The partials of a split sum are the reductions' and mse_loss's scratch:
+// 1024 f32 for all of [8, 512, 512], 64 x 512 for its columns; none for the
+// maximum or a small tensor.
+TEST_F(CostTest, SplitSumsKeepPartialSums) {
   ValueRange args =
       arguments({f32({8, 512, 512}), f32({8, 512, 512}), f32({8, 512})});
   Location loc = builder.getUnknownLoc();
@@ -307,9 +351,31 @@ TEST_F(CostTest, WholeSumsKeepPartialSums) {
   EXPECT_EQ(scratch(allDims), 1024u * 4);
   EXPECT_EQ(scratch(norm), 1024u * 4);
   EXPECT_EQ(scratch(mse), 1024u * 4);
-  EXPECT_EQ(scratch(someDims), 0u);
+  EXPECT_EQ(scratch(someDims), 64u * 512 * 4);
   EXPECT_EQ(scratch(max), 0u);
   EXPECT_EQ(scratch(small), 0u);
+}
+
+// The normalisation gradients' scratch: the larger of their row sums and
+// one weight or bias gradient's partials over the rows ([512, 300]: 8
+// partials of 64 rows per column, 9600 bytes against 2 x 2048).
+TEST_F(CostTest, NormGradientsKeepTheLargerScratch) {
+  ValueRange args = arguments(
+      {f32({512, 300}), f32({512, 1}), f32({300}), f32({8, 300}), f32({8, 1})});
+  Location loc = builder.getUnknownLoc();
+  auto scratch = [](Operation *op) {
+    return cast<ckpt::CostOpInterface>(op).getScratchBytes();
+  };
+  auto shape = builder.getDenseI64ArrayAttr({300});
+  auto layerNorm = ckpt::LayerNormGradOp::create(
+      builder, loc, args[0], args[0], args[1], args[1], args[2], shape);
+  auto rmsNorm = ckpt::RmsNormGradOp::create(builder, loc, args[0], args[0],
+                                             args[1], args[2], shape);
+  auto fewRows = ckpt::LayerNormGradOp::create(
+      builder, loc, args[3], args[3], args[4], args[4], args[2], shape);
+  EXPECT_EQ(scratch(layerNorm), 8u * 300 * 4);
+  EXPECT_EQ(scratch(rmsNorm), 8u * 300 * 4);
+  EXPECT_EQ(scratch(fewRows), 2u * 8 * 4);
 }
 
 TEST_F(CostTest, BatchNormScalesByElements) {

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <numeric>
+#include <utility>
 
 using namespace mlir;
 using namespace ckpt;
@@ -241,56 +242,94 @@ Value ckpt::buildSum(OpBuilder &b, Location loc,
                         });
 }
 
-Value ckpt::buildWholeSum(OpBuilder &b, Location loc,
+Value ckpt::buildSplitSum(OpBuilder &b, Location loc,
                           RankedTensorType iterationType, ValueRange inputs,
-                          RankedTensorType resultType, Formula term) {
+                          ArrayRef<int64_t> dims, RankedTensorType resultType,
+                          Formula term) {
   ArrayRef<int64_t> shape = iterationType.getShape();
   int64_t rank = iterationType.getRank();
-  std::optional<SumSplit> split = getSumSplit(shape);
+  std::optional<SumSplit> split = getSumSplit(shape, dims);
   if (!split)
-    return buildSum(b, loc, iterationType, inputs, dimRange(0, rank),
-                    resultType, term);
-  // The result first: its buffer is live with the partials, as the memory
-  // simulator counts an op's results and scratch, even where an input dies
-  // after the first stage.
+    return buildSum(b, loc, iterationType, inputs, dims, resultType, term);
+  auto reduced = [&](int64_t d) { return llvm::is_contained(dims, d); };
+  // The result first, without the kept unit dimensions: its buffer is live
+  // with the partials, as the memory simulator counts an op's results and
+  // scratch, even where an input dies after the first stage.
   Type element = resultType.getElementType();
-  auto scalarType = RankedTensorType::get({}, element);
-  Value total = filledTensor(b, loc, scalarType, 0.0);
+  SmallVector<int64_t> resultShape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced(d))
+      resultShape.push_back(shape[d]);
+  auto sumType = RankedTensorType::get(resultShape, element);
+  Value total = filledTensor(b, loc, sumType, 0.0);
   // Stage 1 sums the inputs viewed as [shape[0..dim), q, t,
   // shape(dim..rank)], dimension `dim` cut as q * factor + t, over the
-  // dimensions up to q: t and the dimensions after it index the partials.
+  // reduced dimensions up to q: the others index the partials.
   int64_t dim = split->dim;
   SmallVector<int64_t> cutShape(shape);
   cutShape[dim] = shape[dim] / split->factor;
   cutShape.insert(cutShape.begin() + dim + 1, split->factor);
-  SmallVector<ReassociationIndices> cut;
-  for (int64_t d = 0; d < rank; ++d)
-    cut.push_back(d < dim    ? ReassociationIndices{d}
-                  : d == dim ? ReassociationIndices{d, d + 1}
-                             : ReassociationIndices{d + 1});
+  // Inputs broadcast as the iteration shape's trailing dimensions (buildSum):
+  // dimension `dim`, where an input has it, becomes [q, t], or [1, 1] where
+  // it is broadcast.
   SmallVector<Value> cutInputs;
   for (Value input : inputs) {
     auto type = cast<RankedTensorType>(input.getType());
-    assert(type.getShape() == shape && "inputs of the iteration shape");
+    int64_t local = dim - (rank - type.getRank());
+    if (local < 0) {
+      cutInputs.push_back(input);
+      continue;
+    }
+    SmallVector<int64_t> cutInputShape(type.getShape());
+    bool broadcast = cutInputShape[local] == 1 && shape[dim] != 1;
+    cutInputShape[local] = broadcast ? 1 : cutShape[dim];
+    cutInputShape.insert(cutInputShape.begin() + local + 1,
+                         broadcast ? 1 : split->factor);
+    SmallVector<ReassociationIndices> cut;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      cut.push_back(d < local    ? ReassociationIndices{d}
+                    : d == local ? ReassociationIndices{d, d + 1}
+                                 : ReassociationIndices{d + 1});
     cutInputs.push_back(tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(cutShape, type.getElementType()), input,
-        cut));
+        b, loc, RankedTensorType::get(cutInputShape, type.getElementType()),
+        input, cut));
   }
+  SmallVector<int64_t> firstStage, secondStage;
+  int64_t keptBefore = 0;
+  for (int64_t d = 0; d <= dim; ++d) {
+    if (reduced(d))
+      firstStage.push_back(d);
+    else
+      ++keptBefore;
+  }
+  secondStage.push_back(keptBefore);
+  for (int64_t d = dim + 1; d < rank; ++d)
+    if (reduced(d))
+      secondStage.push_back(keptBefore + 1 + (d - dim - 1));
   auto partialType = RankedTensorType::get(split->partialShape, element);
   Value partials = buildSum(
       b, loc, RankedTensorType::get(cutShape, iterationType.getElementType()),
-      cutInputs, dimRange(0, dim + 1), partialType, term);
-  // The sum of the partials as a scalar, given the result's shape of ones
-  // (a view).
+      cutInputs, firstStage, partialType, term);
   Value sum = buildReduction(
-      b, loc, partialType, partials, dimRange(0, partialType.getRank()), total,
+      b, loc, partialType, partials, secondStage, total,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
         return ScalarBuilder{nb, nl, element}.add(args[1], args[0]);
       });
-  if (resultType.getRank() == 0)
+  if (resultType == sumType)
     return sum;
-  return tensor::ExpandShapeOp::create(b, loc, resultType, sum,
-                                       ArrayRef<ReassociationIndices>{});
+  // The reduced dimensions back as 1, as a view: each joins the next kept
+  // dimension, the trailing ones the last.
+  assert(resultType.getRank() == rank && "a keepdim result");
+  SmallVector<ReassociationIndices> units;
+  ReassociationIndices pending;
+  for (int64_t d = 0; d < rank; ++d) {
+    pending.push_back(d);
+    if (!reduced(d))
+      units.push_back(std::exchange(pending, {}));
+  }
+  if (!units.empty())
+    units.back().append(pending);
+  return tensor::ExpandShapeOp::create(b, loc, resultType, sum, units);
 }
 
 Value ckpt::buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,

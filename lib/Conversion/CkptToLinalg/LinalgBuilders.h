@@ -128,14 +128,14 @@ mlir::Value buildSum(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::ValueRange inputs, llvm::ArrayRef<int64_t> dims,
                      mlir::RankedTensorType resultType, Formula term);
 
-/// The sum of `term(elements)` over all of the iteration shape (the shape
-/// of every input) into `resultType` (one element), in two stages when
-/// getSumSplit (SumSplit.h) splits the shape: partial sums in a scratch tensor,
-/// each in row-major order, then their sum in order. The op's cost must count
-/// the partials as scratch.
-mlir::Value buildWholeSum(mlir::OpBuilder &b, mlir::Location loc,
+/// The sum over `dims` of `term(elements)` into `resultType` (the kept
+/// sizes, with or without the reduced dimensions as 1), in two stages when
+/// getSumSplit (SumSplit.h) splits it: partial sums in a scratch tensor,
+/// each in row-major order, then each result's partials in order. The op's
+/// cost must count the partials as scratch.
+mlir::Value buildSplitSum(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::RankedTensorType iterationType,
-                          mlir::ValueRange inputs,
+                          mlir::ValueRange inputs, llvm::ArrayRef<int64_t> dims,
                           mlir::RankedTensorType resultType, Formula term);
 
 /// init += lhs * rhs over an iteration space whose dimensions `reductions`

@@ -44,10 +44,12 @@ struct Normalized {
     return buildSum(b, loc, input, inputs, columns, statistics, term);
   }
 
-  /// Sum over the rows of term(elements), per normalised position.
+  /// Sum over the rows of term(elements), per normalised position: in two
+  /// stages when there are many rows (buildSplitSum), whose partials the
+  /// gradient ops declare as scratch.
   Value columnSum(OpBuilder &b, Location loc, ValueRange inputs,
                   Formula term) const {
-    return buildSum(b, loc, input, inputs, rows, affine, term);
+    return buildSplitSum(b, loc, input, inputs, rows, affine, term);
   }
 
   /// 1 / sqrt(mean of square(elements) over the normalised dimensions + eps),
@@ -138,8 +140,11 @@ FailureOr<SmallVector<Value>> lowerLayerNormGrad(LayerNormGradOp op,
   auto xhat = [](ScalarBuilder &s, ValueRange v) {
     return s.mul(s.sub(v[1], v[2]), v[3]);
   };
-  // The weight and bias gradients first: the row sums dx reads are the
-  // op's scratch, live together with every result.
+  // dx's buffer, then the weight and bias gradients, each with its
+  // partials (if split), then the row sums dx reads: the scratch at each
+  // point is live together with every result allocated so far, and the
+  // largest of them with all of them.
+  Value dx = emptyTensor(rewriter, loc, n.input);
   Value dw =
       n.columnSum(rewriter, loc, base, [&](ScalarBuilder &s, ValueRange v) {
         return s.mul(v[0], xhat(s, v));
@@ -153,8 +158,8 @@ FailureOr<SmallVector<Value>> lowerLayerNormGrad(LayerNormGradOp op,
       });
   SmallVector<Value> withSums(base);
   withSums.append({sumG, sumGX});
-  Value dx = buildMap(
-      rewriter, loc, n.input, withSums, [&](ScalarBuilder &s, ValueRange v) {
+  dx = buildMapInto(
+      rewriter, loc, dx, withSums, [&](ScalarBuilder &s, ValueRange v) {
         Value a = s.div(v[v.size() - 2], s.constant(count));
         Value c = s.div(v.back(), s.constant(count));
         return s.mul(v[3], s.sub(s.sub(g(s, v), a), s.mul(xhat(s, v), c)));
@@ -176,8 +181,9 @@ FailureOr<SmallVector<Value>> lowerRmsNormGrad(RmsNormGradOp op,
   auto g = [weight](ScalarBuilder &s, ValueRange v) {
     return weight ? s.mul(v[0], v[3]) : v[0];
   };
-  // The weight gradient first: the row sum dx reads is the op's scratch,
-  // live together with both results.
+  // dx's buffer, then the weight gradient with its partials (if split),
+  // then the row sum dx reads: either scratch is live with both results.
+  Value dx = emptyTensor(rewriter, loc, n.input);
   Value dw =
       n.columnSum(rewriter, loc, base, [](ScalarBuilder &s, ValueRange v) {
         return s.mul(v[0], s.mul(v[1], v[2]));
@@ -188,8 +194,8 @@ FailureOr<SmallVector<Value>> lowerRmsNormGrad(RmsNormGradOp op,
       });
   SmallVector<Value> withSum(base);
   withSum.push_back(sumGX);
-  Value dx = buildMap(
-      rewriter, loc, n.input, withSum, [&](ScalarBuilder &s, ValueRange v) {
+  dx = buildMapInto(
+      rewriter, loc, dx, withSum, [&](ScalarBuilder &s, ValueRange v) {
         Value rstd = v[2];
         Value c = s.div(v.back(), s.constant(count));
         Value correction = s.mul(v[1], s.mul(s.mul(rstd, rstd), c));

@@ -72,24 +72,14 @@ Value maxOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
 
 Value identity(ScalarBuilder &, ValueRange x) { return x[0]; }
 
-/// buildSum over `dims`; over all of them, buildWholeSum (partial sums for
-/// a large tensor, which the reductions' costs count as scratch).
-Value sumOver(OpBuilder &b, Location loc, RankedTensorType input,
-              ValueRange inputs, ArrayRef<int64_t> dims,
-              RankedTensorType result, Formula term) {
-  if (static_cast<int64_t>(dims.size()) == input.getRank())
-    return buildWholeSum(b, loc, input, inputs, result, term);
-  return buildSum(b, loc, input, inputs, dims, result, term);
-}
-
 template <typename OpTy>
 FailureOr<SmallVector<Value>> lowerSumOrMean(OpTy op,
                                              PatternRewriter &rewriter) {
   RankedTensorType input = op.getInput().getType();
   RankedTensorType result = op.getType();
   SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
-  Value sum = sumOver(rewriter, op.getLoc(), input, op.getInput(), dims, result,
-                      identity);
+  Value sum = buildSplitSum(rewriter, op.getLoc(), input, op.getInput(), dims,
+                            result, identity);
   if (isa<ReduceMeanOp>(op)) {
     double count = countOf(input, dims);
     sum = buildMapInPlace(rewriter, op.getLoc(), sum, {},
@@ -136,9 +126,9 @@ FailureOr<SmallVector<Value>> lowerReduceNorm(ReduceNormOp op,
   Location loc = op.getLoc();
   RankedTensorType input = op.getInput().getType();
   SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
-  Value squares =
-      sumOver(rewriter, loc, input, op.getInput(), dims, op.getType(),
-              [](ScalarBuilder &s, ValueRange x) { return s.mul(x[0], x[0]); });
+  Value squares = buildSplitSum(
+      rewriter, loc, input, op.getInput(), dims, op.getType(),
+      [](ScalarBuilder &s, ValueRange x) { return s.mul(x[0], x[0]); });
   return SmallVector<Value>{
       buildMapInPlace(rewriter, loc, squares, {},
                       [](ScalarBuilder &s, ValueRange x) {
@@ -238,8 +228,9 @@ FailureOr<SmallVector<Value>> lowerMseLoss(MseLossOp op,
                                            PatternRewriter &rewriter) {
   RankedTensorType input = op.getInput().getType();
   double count = countOf(input, dimRange(0, input.getRank()));
-  Value sum = buildWholeSum(rewriter, op.getLoc(), input,
-                            {op.getInput(), op.getTarget()}, op.getType(),
+  Value sum = buildSplitSum(rewriter, op.getLoc(), input,
+                            {op.getInput(), op.getTarget()},
+                            dimRange(0, input.getRank()), op.getType(),
                             [](ScalarBuilder &s, ValueRange x) {
                               Value d = s.sub(x[0], x[1]);
                               return s.mul(d, d);

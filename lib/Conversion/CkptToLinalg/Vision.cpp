@@ -457,7 +457,6 @@ void forEachKernelOffset(
 /// last one's keeps one buffer.
 Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
                    Value input, Value n, Value into) {
-  MLIRContext *context = b.getContext();
   Value windows = tensor::ExpandShapeOp::create(b, loc, conv.windowsType(),
                                                 into, windowsOfColumns());
   int64_t copied = 0;

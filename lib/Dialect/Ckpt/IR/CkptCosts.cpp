@@ -282,13 +282,6 @@ uint64_t ScaledDotProductAttentionGradOp::getScratchBytes() {
                width) +
          bytes(getLse());
 }
-// Normalisation gradients: row sums of the shape of the saved statistics
-// (the forward ops turn their sums into mean and rstd in place, and
-// batch_norm's gradient turns its sum into the weight gradient).
-uint64_t LayerNormGradOp::getScratchBytes() {
-  return times(2, bytes(getMean()));
-}
-uint64_t RmsNormGradOp::getScratchBytes() { return bytes(getRstd()); }
 /// Bytes of one per-channel sum of batch norm: f32 channels are summed in
 /// f64, as PyTorch's CPU kernels do.
 static uint64_t channelSumBytes(Value statistic) {
@@ -313,11 +306,18 @@ uint64_t BatchNormGradOp::getScratchBytes() {
 // The number of elements tied for the maximum, per output element.
 uint64_t ReduceMaxGradOp::getScratchBytes() { return bytes(getOutput()); }
 
-/// The partial sums of a sum over all of `input` (SumSplit.h), in the
-/// element type of `result`.
-static uint64_t partialSumBytes(Value input, Value result) {
-  std::optional<SumSplit> split =
-      getSumSplit(cast<RankedTensorType>(input.getType()).getShape());
+/// The partial sums of a sum over `dims` of `input` (SumSplit.h; all of
+/// them when absent), in the element type of `result`.
+static uint64_t partialSumBytes(Value input,
+                                std::optional<ArrayRef<int64_t>> dims,
+                                Value result) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> reduced;
+  if (dims)
+    llvm::append_range(reduced, *dims);
+  else
+    reduced = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  std::optional<SumSplit> split = getSumSplit(type.getShape(), reduced);
   if (!split)
     return 0;
   int64_t partials = 1;
@@ -327,26 +327,39 @@ static uint64_t partialSumBytes(Value input, Value result) {
                getElementByteWidth(
                    cast<RankedTensorType>(result.getType()).getElementType()));
 }
-/// Sums and norms over every dimension; over some, no scratch.
-template <typename ReduceOp>
-static uint64_t wholeReductionScratch(ReduceOp op) {
-  auto input = cast<RankedTensorType>(op.getInput().getType());
-  std::optional<ArrayRef<int64_t>> dims = op.getDims();
-  if (dims && static_cast<int64_t>(dims->size()) != input.getRank())
-    return 0;
-  return partialSumBytes(op.getInput(), op.getResult());
+uint64_t ReduceSumOp::getScratchBytes() {
+  return partialSumBytes(getInput(), getDims(), getResult());
 }
-uint64_t ReduceSumOp::getScratchBytes() { return wholeReductionScratch(*this); }
 uint64_t ReduceMeanOp::getScratchBytes() {
-  return wholeReductionScratch(*this);
+  return partialSumBytes(getInput(), getDims(), getResult());
 }
 uint64_t ReduceNormOp::getScratchBytes() {
-  return wholeReductionScratch(*this);
+  return partialSumBytes(getInput(), getDims(), getResult());
 }
 // The maximum is one sequential pass.
 uint64_t ReduceMaxOp::getScratchBytes() { return 0; }
 uint64_t MseLossOp::getScratchBytes() {
-  return partialSumBytes(getInput(), getResult());
+  return partialSumBytes(getInput(), std::nullopt, getResult());
+}
+// Normalisation gradients: the weight and bias gradients' partial sums
+// over the rows, one sum's at a time, or the row sums of the shape of the
+// saved statistics, which come after them (the forward ops turn their sums
+// into mean and rstd in place, and batch_norm's gradient turns its sum into
+// the weight gradient).
+template <typename NormGradOp>
+static uint64_t normGradScratch(NormGradOp op, uint64_t rowSumBytes) {
+  int64_t rank = cast<RankedTensorType>(op.getInput().getType()).getRank();
+  SmallVector<int64_t> rows = llvm::to_vector(llvm::seq<int64_t>(
+      0, rank - static_cast<int64_t>(op.getNormalizedShape().size())));
+  return std::max(rowSumBytes,
+                  partialSumBytes(op.getInput(), ArrayRef<int64_t>(rows),
+                                  op.getWeightGrad()));
+}
+uint64_t LayerNormGradOp::getScratchBytes() {
+  return normGradScratch(*this, times(2, bytes(getMean())));
+}
+uint64_t RmsNormGradOp::getScratchBytes() {
+  return normGradScratch(*this, bytes(getRstd()));
 }
 
 /// The lowering of a convolution with kernel `weight` ([OC, C / groups,
