@@ -50,6 +50,10 @@ std::optional<Element> getElement(Type type) {
     return Element::I64;
   if (type.isInteger(1))
     return Element::I1;
+  if (type.isF16())
+    return Element::F16;
+  if (type.isBF16())
+    return Element::BF16;
   return std::nullopt;
 }
 
@@ -149,8 +153,8 @@ ckpt::describeStep(ModuleOp module, StringRef functionName, StringRef fileName,
     std::optional<Element> element = getElement(type.getElementType());
     if (!element)
       return fail("argument " + Twine(arg.getArgNumber()) +
-                  " has element type that ckpt-run cannot fill yet (f32, "
-                  "f64, i64 and i1 are supported)");
+                  " has element type that ckpt-run cannot fill yet (f16, "
+                  "bf16, f32, f64, i64 and i1 are supported)");
     argument.tensor = {*element,
                        {type.getShape().begin(), type.getShape().end()}};
     argument.indexBound = indexBound(arg);
@@ -171,9 +175,9 @@ ckpt::describeStep(ModuleOp module, StringRef functionName, StringRef fileName,
     std::optional<Element> element =
         tensor ? getElement(tensor.getElementType()) : std::nullopt;
     if (!tensor || !tensor.hasStaticShape() ||
-        !(element == Element::F32 || element == Element::F64))
+        !isa<FloatType>(tensor.getElementType()) || !element)
       return fail("results of '" + spec.name +
-                  "' must be statically shaped f32 or f64 tensors");
+                  "' must be statically shaped f16, bf16, f32 or f64 tensors");
     result.tensor = {*element,
                      {tensor.getShape().begin(), tensor.getShape().end()}};
   }
@@ -249,7 +253,9 @@ LogicalResult ckpt::lowerStep(ModuleOp module, StepDevice device,
       {"memrefCopy", "ckptMemrefCopy"}};
   if (device == StepDevice::Cuda)
     renames.append({{"ckptGemmF32", "ckptCudaGemmF32"},
-                    {"ckptGemmF64", "ckptCudaGemmF64"}});
+                    {"ckptGemmF64", "ckptCudaGemmF64"},
+                    {"ckptGemmF16", "ckptCudaGemmF16"},
+                    {"ckptGemmBF16", "ckptCudaGemmBF16"}});
   SymbolTable symbols(module);
   for (auto [libraryName, runtimeName] : renames)
     if (Operation *function = symbols.lookup(libraryName))

@@ -64,12 +64,10 @@ struct Driver {
 struct Cublas {
   int (*create)(Handle *);
   int (*setStream)(Handle, Handle);
-  int (*sgemm)(Handle, int, int, int, int, int, const float *, const float *,
-               int, long long, const float *, int, long long, const float *,
-               float *, int, long long, int);
-  int (*dgemm)(Handle, int, int, int, int, int, const double *, const double *,
-               int, long long, const double *, int, long long, const double *,
-               double *, int, long long, int);
+  /// cublasGemmStridedBatchedEx: every element type through one entry.
+  int (*gemm)(Handle, int, int, int, int, int, const void *, const void *, int,
+              int, long long, const void *, int, int, long long, const void *,
+              void *, int, int, long long, int, int, int);
   Handle handle = nullptr;
 };
 Cublas cublas;
@@ -178,8 +176,7 @@ void openCublas() {
     error += " (add its folder to LD_LIBRARY_PATH, or set CUDA_HOME)";
   } else if (bind(library, "cublasCreate_v2", cublas.create, error) &&
              bind(library, "cublasSetStream_v2", cublas.setStream, error) &&
-             bind(library, "cublasSgemmStridedBatched", cublas.sgemm, error) &&
-             bind(library, "cublasDgemmStridedBatched", cublas.dgemm, error)) {
+             bind(library, "cublasGemmStridedBatchedEx", cublas.gemm, error)) {
     if (cublas.create(&cublas.handle) != 0)
       error = "cublasCreate failed";
     else if (cublas.setStream(cublas.handle, stream) != 0)
@@ -191,30 +188,35 @@ void openCublas() {
   }
 }
 
-/// ckptGemmF32/F64 (Gemm.h) on cuBLAS. Row-major C = op(A) op(B) is
-/// column-major C^T = op(B)^T op(A)^T: cuBLAS multiplies B's and A's memory
-/// as they are.
+/// cuBLAS's data types (cudaDataType) of an element type.
+constexpr int kCudaF32 = 0, kCudaF64 = 1, kCudaF16 = 2, kCudaBF16 = 14;
+template <typename T> constexpr int kCudaType = kCudaF32;
+template <> constexpr int kCudaType<double> = kCudaF64;
+template <> constexpr int kCudaType<ckpt::runtime::Half> = kCudaF16;
+template <> constexpr int kCudaType<ckpt::runtime::BFloat16> = kCudaBF16;
+
+/// ckptGemm* (Gemm.h) on cuBLAS, computing in C's type (f32 for 16-bit A
+/// and B, CUBLAS_COMPUTE_32F; f64 in CUBLAS_COMPUTE_64F). Row-major C =
+/// op(A) op(B) is column-major C^T = op(B)^T op(A)^T: cuBLAS multiplies B's
+/// and A's memory as they are.
 template <typename T>
 void cublasGemm(int64_t, void *a, int64_t, void *b, int64_t, void *c,
                 int64_t batch, int64_t m, int64_t n, int64_t k, int64_t strideA,
                 int64_t strideB, int64_t transposedA, int64_t transposedB) {
+  using Result = typename ckpt::runtime::GemmResult<T>::type;
   openCublas();
   // CUBLAS_OP_T : CUBLAS_OP_N
   int operationA = transposedA ? 1 : 0, operationB = transposedB ? 1 : 0;
   int lda = transposedA ? m : k, ldb = transposedB ? k : n;
-  T one = 1;
-  const T *lhs = ckpt::runtime::getMemRefData<T>(a);
-  const T *rhs = ckpt::runtime::getMemRefData<T>(b);
-  T *out = ckpt::runtime::getMemRefData<T>(c);
-  int status;
-  if constexpr (std::is_same_v<T, double>)
-    status = cublas.dgemm(cublas.handle, operationB, operationA, n, m, k, &one,
-                          rhs, ldb, strideB, lhs, lda, strideA, &one, out, n,
-                          m * n, batch);
-  else
-    status = cublas.sgemm(cublas.handle, operationB, operationA, n, m, k, &one,
-                          rhs, ldb, strideB, lhs, lda, strideA, &one, out, n,
-                          m * n, batch);
+  constexpr int kComputeF32 = 68, kComputeF64 = 70, kDefaultAlgorithm = -1;
+  Result one = 1;
+  int status = cublas.gemm(
+      cublas.handle, operationB, operationA, n, m, k, &one,
+      ckpt::runtime::getMemRefData<T>(b), kCudaType<T>, ldb, strideB,
+      ckpt::runtime::getMemRefData<T>(a), kCudaType<T>, lda, strideA, &one,
+      ckpt::runtime::getMemRefData<Result>(c), kCudaType<Result>, n, m * n,
+      batch, std::is_same_v<Result, double> ? kComputeF64 : kComputeF32,
+      kDefaultAlgorithm);
   if (status != 0) {
     std::fprintf(stderr, "ckpt-run: error: cuBLAS GEMM failed: status %d\n",
                  status);
@@ -224,25 +226,14 @@ void cublasGemm(int64_t, void *a, int64_t, void *b, int64_t, void *c,
 
 } // namespace
 
-// The GPU's ckptGemmF32/F64: the step's module names them so on the GPU
+// The GPU's ckptGemm*: the step's module names them so on the GPU
 // (ckpt::runtime::getStepSymbols), apart from the CPU's.
 extern "C" {
 
-void ckptCudaGemmF32(int64_t rankA, void *a, int64_t rankB, void *b,
-                     int64_t rankC, void *c, int64_t batch, int64_t m,
-                     int64_t n, int64_t k, int64_t strideA, int64_t strideB,
-                     int64_t transposedA, int64_t transposedB) {
-  cublasGemm<float>(rankA, a, rankB, b, rankC, c, batch, m, n, k, strideA,
-                    strideB, transposedA, transposedB);
-}
-
-void ckptCudaGemmF64(int64_t rankA, void *a, int64_t rankB, void *b,
-                     int64_t rankC, void *c, int64_t batch, int64_t m,
-                     int64_t n, int64_t k, int64_t strideA, int64_t strideB,
-                     int64_t transposedA, int64_t transposedB) {
-  cublasGemm<double>(rankA, a, rankB, b, rankC, c, batch, m, n, k, strideA,
-                     strideB, transposedA, transposedB);
-}
+CKPT_DEFINE_GEMM_ENTRY(ckptCudaGemmF32, cublasGemm, float)
+CKPT_DEFINE_GEMM_ENTRY(ckptCudaGemmF64, cublasGemm, double)
+CKPT_DEFINE_GEMM_ENTRY(ckptCudaGemmF16, cublasGemm, ckpt::runtime::Half)
+CKPT_DEFINE_GEMM_ENTRY(ckptCudaGemmBF16, cublasGemm, ckpt::runtime::BFloat16)
 
 } // extern "C"
 
@@ -396,6 +387,8 @@ std::vector<std::pair<const char *, void *>> getCudaRuntimeSymbols() {
        reinterpret_cast<void *>(&mgpuStreamSynchronize)},
       {"ckptCudaGemmF32", reinterpret_cast<void *>(&ckptCudaGemmF32)},
       {"ckptCudaGemmF64", reinterpret_cast<void *>(&ckptCudaGemmF64)},
+      {"ckptCudaGemmF16", reinterpret_cast<void *>(&ckptCudaGemmF16)},
+      {"ckptCudaGemmBF16", reinterpret_cast<void *>(&ckptCudaGemmBF16)},
   };
 }
 

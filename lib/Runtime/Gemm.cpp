@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Runtime/Gemm.h"
+#include "ckpt/Runtime/HalfFloat.h"
 
 #include <algorithm>
 #include <cblas.h>
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <string>
+#include <vector>
 
 // LLVM's OpenMP runtime ships its omp.h in clang's resource directory,
 // which a GCC build cannot include; these are its entry points.
@@ -103,6 +105,44 @@ void gemm(const double *a, int64_t lda, const double *b, int64_t ldb, double *c,
                       1.0, c, ldc);
 }
 
+float widen(ckpt::runtime::Half x) {
+  return ckpt::runtime::halfToFloat(x.bits);
+}
+float widen(ckpt::runtime::BFloat16 x) {
+  return ckpt::runtime::bfloat16ToFloat(x.bits);
+}
+
+/// A product of 16-bit matrices into f32 C: sgemm on f32 copies of tiles of
+/// A and B, in this thread's workspace (1.25 MiB, outside the step's heap
+/// like OpenBLAS's own buffers). Each C tile sums its K tiles in order.
+template <typename T>
+void gemm(const T *a, int64_t lda, const T *b, int64_t ldb, float *c,
+          int64_t ldc, int64_t m, int64_t n, int64_t k, bool transposedA,
+          bool transposedB) {
+  constexpr int64_t kRows = 256, kColumns = 1024, kDepth = 256;
+  thread_local std::vector<float> aTile(kRows * kDepth),
+      bTile(kDepth * kColumns);
+  for (int64_t i0 = 0; i0 < m; i0 += kRows)
+    for (int64_t j0 = 0; j0 < n; j0 += kColumns)
+      for (int64_t p0 = 0; p0 < k; p0 += kDepth) {
+        int64_t rows = std::min(kRows, m - i0);
+        int64_t columns = std::min(kColumns, n - j0);
+        int64_t depth = std::min(kDepth, k - p0);
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t p = 0; p < depth; ++p)
+            aTile[i * depth + p] =
+                widen(transposedA ? a[(p0 + p) * lda + i0 + i]
+                                  : a[(i0 + i) * lda + p0 + p]);
+        for (int64_t p = 0; p < depth; ++p)
+          for (int64_t j = 0; j < columns; ++j)
+            bTile[p * columns + j] =
+                widen(transposedB ? b[(j0 + j) * ldb + p0 + p]
+                                  : b[(p0 + p) * ldb + j0 + j]);
+        gemm(aTile.data(), depth, bTile.data(), columns, c + i0 * ldc + j0, ldc,
+             rows, columns, depth, false, false);
+      }
+}
+
 } // namespace
 
 void ckpt::runtime::setCpuThreads(int threads) {
@@ -120,8 +160,9 @@ void ckpt::runtime::blasGemm(int64_t, void *a, int64_t, void *b, int64_t,
   // Opened before the pieces' threads start, which it would otherwise
   // make wait.
   getOpenBlas();
+  using Result = typename GemmResult<T>::type;
   const T *lhs = getMemRefData<T>(a), *rhs = getMemRefData<T>(b);
-  T *out = getMemRefData<T>(c);
+  Result *out = getMemRefData<Result>(c);
   // Cut along the longer of M and N; the pieces depend on the shape and the
   // thread count only, never on which thread runs them.
   bool splitRows = m >= n;
@@ -141,7 +182,7 @@ void ckpt::runtime::blasGemm(int64_t, void *a, int64_t, void *b, int64_t,
     if (size <= 0)
       continue;
     const T *lhsPiece = lhs + s * strideA, *rhsPiece = rhs + s * strideB;
-    T *outPiece = out + s * m * n;
+    Result *outPiece = out + s * m * n;
     if (splitRows) {
       lhsPiece += transposedA ? begin : begin * k;
       outPiece += begin * n;
@@ -154,12 +195,11 @@ void ckpt::runtime::blasGemm(int64_t, void *a, int64_t, void *b, int64_t,
   }
 }
 
-template void ckpt::runtime::blasGemm<float>(int64_t, void *, int64_t, void *,
-                                             int64_t, void *, int64_t, int64_t,
-                                             int64_t, int64_t, int64_t, int64_t,
-                                             int64_t, int64_t);
-template void ckpt::runtime::blasGemm<double>(int64_t, void *, int64_t, void *,
-                                              int64_t, void *, int64_t,
-                                              int64_t, int64_t, int64_t,
-                                              int64_t, int64_t, int64_t,
-                                              int64_t);
+#define CKPT_DEFINE_BLAS_GEMM(T)                                               \
+  template void ckpt::runtime::blasGemm<T>(                                    \
+      int64_t, void *, int64_t, void *, int64_t, void *, int64_t, int64_t,     \
+      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+CKPT_DEFINE_BLAS_GEMM(float)
+CKPT_DEFINE_BLAS_GEMM(double)
+CKPT_DEFINE_BLAS_GEMM(ckpt::runtime::Half)
+CKPT_DEFINE_BLAS_GEMM(ckpt::runtime::BFloat16)

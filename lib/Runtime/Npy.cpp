@@ -21,6 +21,8 @@ using namespace ckpt::runtime;
 namespace {
 
 size_t elementBytes(const std::string &dtype) {
+  if (dtype == "f2" || dtype == "u2")
+    return 2;
   if (dtype == "f4")
     return 4;
   if (dtype == "f8" || dtype == "i8")
@@ -79,7 +81,7 @@ bool ckpt::runtime::readNpy(const std::string &path, NpyArray &array,
   array.dtype = descr[2];
   if (descr[1] == ">" || elementBytes(array.dtype) == 0) {
     error = "'" + path + "' holds dtype '" + descr[1].str() + array.dtype +
-            "'; supported: <f4, <f8, <i8, |b1";
+            "'; supported: <f2, <f4, <f8, <i8, |b1, and <u2 (bf16 bits)";
     return false;
   }
   if (order[1] == "True") {

@@ -11,6 +11,7 @@
 #include "ckpt/Runtime/CountingAllocator.h"
 #include "ckpt/Runtime/CudaRuntime.h"
 #include "ckpt/Runtime/Gemm.h"
+#include "ckpt/Runtime/HalfFloat.h"
 #include "ckpt/Runtime/Npy.h"
 #include "ckpt/Runtime/Philox.h"
 #include "ckpt/Support/CheckedMath.h"
@@ -71,16 +72,35 @@ struct Buffer : MemRef {
     return allocated;
   }
   double at(size_t i) const {
-    if (tensor->element == Element::F64)
+    switch (tensor->element) {
+    case Element::F64:
       return reinterpret_cast<const double *>(data())[i];
-    return reinterpret_cast<const float *>(data())[i];
+    case Element::F16:
+      return halfToFloat(reinterpret_cast<const uint16_t *>(data())[i]);
+    case Element::BF16:
+      return bfloat16ToFloat(reinterpret_cast<const uint16_t *>(data())[i]);
+    default:
+      return reinterpret_cast<const float *>(data())[i];
+    }
   }
-  /// Writes `value` to element `i` of an f32 or f64 buffer (rounded to f32).
+  /// Writes `value` to element `i` of a float buffer (rounded to f32, then
+  /// to a 16-bit type's nearest).
   void set(size_t i, double value) {
-    if (tensor->element == Element::F64)
+    switch (tensor->element) {
+    case Element::F64:
       reinterpret_cast<double *>(data())[i] = value;
-    else
+      break;
+    case Element::F16:
+      reinterpret_cast<uint16_t *>(data())[i] =
+          floatToHalf(static_cast<float>(value));
+      break;
+    case Element::BF16:
+      reinterpret_cast<uint16_t *>(data())[i] =
+          floatToBfloat16(static_cast<float>(value));
+      break;
+    default:
       reinterpret_cast<float *>(data())[i] = static_cast<float>(value);
+    }
   }
 };
 
@@ -91,19 +111,19 @@ template <typename T> std::vector<MemRef *> pointers(std::vector<T> &buffers) {
   return result;
 }
 
-/// Fills an input: floats uniform in [-1, 1), indices uniform over their
-/// valid range, masks uniform bits.
+/// Fills an input: floats uniform in [-1, 1) (16-bit ones rounded from
+/// f32), indices uniform over their valid range, masks uniform bits.
 void fill(Buffer &buffer, const PhiloxStream &stream, int64_t bound) {
   size_t n = buffer.tensor->count();
   for (size_t i = 0; i < n; ++i) {
     switch (buffer.tensor->element) {
     case Element::F32:
-      reinterpret_cast<float *>(buffer.data())[i] =
-          static_cast<float>(2.0 * stream.uniform(i) - 1.0);
+    case Element::F16:
+    case Element::BF16:
+      buffer.set(i, static_cast<float>(2.0 * stream.uniform(i) - 1.0));
       break;
     case Element::F64:
-      reinterpret_cast<double *>(buffer.data())[i] =
-          2.0 * stream.uniform(i) - 1.0;
+      buffer.set(i, 2.0 * stream.uniform(i) - 1.0);
       break;
     case Element::I64:
       reinterpret_cast<int64_t *>(buffer.data())[i] =
@@ -154,18 +174,38 @@ int writeOutputs(
   return 0;
 }
 
-const char *elementName(Element element) {
-  switch (element) {
-  case Element::F32:
-    return "f32";
-  case Element::F64:
-    return "f64";
-  case Element::I64:
-    return "i64";
-  case Element::I1:
-    return "i1";
-  }
-  return "";
+/// Each element type's name in MLIR, its .npy dtype and its size, in the
+/// order of Element.
+struct ElementInfo {
+  const char *name;
+  const char *npyDtype;
+  size_t bytes;
+};
+constexpr ElementInfo kElements[] = {{"f32", "f4", 4}, {"f64", "f8", 8},
+                                     {"i64", "i8", 8}, {"i1", "b1", 1},
+                                     {"f16", "f2", 2}, {"bf16", "u2", 2}};
+
+const ElementInfo &info(Element element) {
+  return kElements[static_cast<size_t>(element)];
+}
+
+const char *elementName(Element element) { return info(element).name; }
+
+/// Whether a .npy dtype holds floats, u2 holding bf16 bits
+/// (TensorSpec::npyDtype).
+bool isFloatDtype(const std::string &dtype) {
+  return dtype == "f8" || dtype == "f4" || dtype == "f2" || dtype == "u2";
+}
+
+/// Element `i` of a float array read from a .npy file.
+double npyFloat(const NpyArray &array, size_t i) {
+  const char *data = array.data.data();
+  if (array.dtype == "f8")
+    return reinterpret_cast<const double *>(data)[i];
+  if (array.dtype == "f4")
+    return reinterpret_cast<const float *>(data)[i];
+  uint16_t bits = reinterpret_cast<const uint16_t *>(data)[i];
+  return array.dtype == "f2" ? halfToFloat(bits) : bfloat16ToFloat(bits);
 }
 
 } // namespace
@@ -174,18 +214,7 @@ const char *elementName(Element element) {
 // The step's description
 //===----------------------------------------------------------------------===//
 
-size_t TensorSpec::elementBytes() const {
-  switch (element) {
-  case Element::F32:
-    return 4;
-  case Element::F64:
-  case Element::I64:
-    return 8;
-  case Element::I1:
-    return 1;
-  }
-  return 0;
-}
+size_t TensorSpec::elementBytes() const { return info(element).bytes; }
 
 // A spec is made from a module whose sizes the memory simulator checked, or
 // parsed with the same check: the products fit.
@@ -201,19 +230,7 @@ std::string TensorSpec::typeName() const {
   return name + elementName(element) + ">";
 }
 
-const char *TensorSpec::npyDtype() const {
-  switch (element) {
-  case Element::F32:
-    return "f4";
-  case Element::F64:
-    return "f8";
-  case Element::I64:
-    return "i8";
-  case Element::I1:
-    return "b1";
-  }
-  return "";
-}
+const char *TensorSpec::npyDtype() const { return info(element).npyDtype; }
 
 size_t StepSpec::parameterCount() const {
   return std::count_if(arguments.begin(), arguments.end(),
@@ -260,16 +277,12 @@ std::optional<StepSpec> ckpt::runtime::parseStepSpec(const std::string &text,
     size_t rank = 0;
     if (!(is >> element >> rank) || rank > 64)
       return false;
-    if (element == "f32")
-      t.element = Element::F32;
-    else if (element == "f64")
-      t.element = Element::F64;
-    else if (element == "i64")
-      t.element = Element::I64;
-    else if (element == "i1")
-      t.element = Element::I1;
-    else
+    const ElementInfo *known =
+        std::find_if(std::begin(kElements), std::end(kElements),
+                     [&](const ElementInfo &e) { return element == e.name; });
+    if (known == std::end(kElements))
       return false;
+    t.element = static_cast<Element>(known - std::begin(kElements));
     t.shape.resize(rank);
     for (int64_t &size : t.shape)
       if (!(is >> size) || size < 0)
@@ -391,21 +404,11 @@ void ckptMemrefCopy(int64_t elementBytes, UnrankedMemRef *source,
   }
 }
 
-void ckptGemmF32(int64_t rankA, void *a, int64_t rankB, void *b, int64_t rankC,
-                 void *c, int64_t batch, int64_t m, int64_t n, int64_t k,
-                 int64_t strideA, int64_t strideB, int64_t transposedA,
-                 int64_t transposedB) {
-  blasGemm<float>(rankA, a, rankB, b, rankC, c, batch, m, n, k, strideA,
-                  strideB, transposedA, transposedB);
-}
-
-void ckptGemmF64(int64_t rankA, void *a, int64_t rankB, void *b, int64_t rankC,
-                 void *c, int64_t batch, int64_t m, int64_t n, int64_t k,
-                 int64_t strideA, int64_t strideB, int64_t transposedA,
-                 int64_t transposedB) {
-  blasGemm<double>(rankA, a, rankB, b, rankC, c, batch, m, n, k, strideA,
-                   strideB, transposedA, transposedB);
-}
+// ckptGemmF32, ckptGemmF64, ckptGemmF16 and ckptGemmBF16 (Gemm.h).
+CKPT_DEFINE_GEMM_ENTRY(ckptGemmF32, blasGemm, float)
+CKPT_DEFINE_GEMM_ENTRY(ckptGemmF64, blasGemm, double)
+CKPT_DEFINE_GEMM_ENTRY(ckptGemmF16, blasGemm, Half)
+CKPT_DEFINE_GEMM_ENTRY(ckptGemmBF16, blasGemm, BFloat16)
 
 } // extern "C"
 
@@ -422,6 +425,9 @@ ckpt::runtime::getStepSymbols(bool onGpu) {
   } else {
     symbols.push_back({"ckptGemmF32", reinterpret_cast<void *>(&ckptGemmF32)});
     symbols.push_back({"ckptGemmF64", reinterpret_cast<void *>(&ckptGemmF64)});
+    symbols.push_back({"ckptGemmF16", reinterpret_cast<void *>(&ckptGemmF16)});
+    symbols.push_back(
+        {"ckptGemmBF16", reinterpret_cast<void *>(&ckptGemmBF16)});
   }
   return symbols;
 }
@@ -498,6 +504,19 @@ int ckpt::runtime::runStep(const StepSpec &spec, PackedFunction step,
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   if (options.checkGradients > 0 && onGpu)
     return fail("--check-gradients runs on the CPU only; drop --device=cuda");
+  auto isHalf = [](const TensorSpec &t) {
+    return t.element == Element::F16 || t.element == Element::BF16;
+  };
+  if (options.checkGradients > 0 &&
+      (std::any_of(spec.arguments.begin(), spec.arguments.end(),
+                   [&](const ArgumentSpec &arg) {
+                     return arg.parameter && isHalf(arg.tensor);
+                   }) ||
+       (!spec.results.empty() && isHalf(spec.results.front().tensor))))
+    return fail(
+        "--check-gradients needs f32 or f64 parameters and loss (16-bit "
+        "finite differences measure rounding); compare a 16-bit step "
+        "with --reference, e.g. an f64 run's gradients");
   if (options.poisonAllocations && onGpu)
     return fail("--poison-allocations runs on the CPU only (the step's "
                 "blocks are device memory); use --device=cpu-gpu-loops");
@@ -747,15 +766,12 @@ int ckpt::runtime::runStep(const StepSpec &spec, PackedFunction step,
       if (!readNpy(referencePath, reference, error))
         return fail(error);
       if (reference.shape != buffer.tensor->shape ||
-          (reference.dtype != "f4" && reference.dtype != "f8"))
+          !isFloatDtype(reference.dtype))
         return fail("'" + referencePath +
                     "' does not hold a float array of the shape of " + label);
       double difference = 0, norm = 0;
       for (size_t i = 0, e = buffer.tensor->count(); i < e; ++i) {
-        double expected =
-            reference.dtype == "f8"
-                ? reinterpret_cast<const double *>(reference.data.data())[i]
-                : reinterpret_cast<const float *>(reference.data.data())[i];
+        double expected = npyFloat(reference, i);
         double delta = buffer.at(i) - expected;
         difference += delta * delta;
         norm += expected * expected;

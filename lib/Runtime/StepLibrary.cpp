@@ -66,7 +66,9 @@ Library &library() {
 static_assert(CKPT_STEP_F32 == static_cast<int>(Element::F32) &&
               CKPT_STEP_F64 == static_cast<int>(Element::F64) &&
               CKPT_STEP_I64 == static_cast<int>(Element::I64) &&
-              CKPT_STEP_I1 == static_cast<int>(Element::I1));
+              CKPT_STEP_I1 == static_cast<int>(Element::I1) &&
+              CKPT_STEP_F16 == static_cast<int>(Element::F16) &&
+              CKPT_STEP_BF16 == static_cast<int>(Element::BF16));
 
 /// Runs are one at a time: the counting allocator measures one step.
 std::mutex running;

@@ -32,3 +32,22 @@ func.func @dynamic_conv(%x: tensor<2x?x8x8xf32>, %w: tensor<8x2x3x3xf32>) -> ten
   %y = ckpt.conv2d %x, %w groups = 2 : (tensor<2x?x8x8xf32>, tensor<8x2x3x3xf32>) -> tensor<2x8x6x6xf32>
   return %y : tensor<2x8x6x6xf32>
 }
+
+// -----
+
+// Ops whose lowering does not yet compute 16-bit floats in f32 refuse them
+// rather than sum in 16 bits.
+func.func @half_softmax(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  // expected-error @below {{'ckpt.softmax' on 'tensor<4x8xbf16>' does not lower yet: f32 accumulation is not built for it; cast its operands to f32 (ckpt.cast) around it}}
+  %y = ckpt.softmax %x dim = 1 : tensor<4x8xbf16>
+  return %y : tensor<4x8xbf16>
+}
+
+// -----
+
+// The maximum is exact in any type, but its gradient counts ties in a sum.
+func.func @half_max(%x: tensor<4x8xf16>) -> tensor<4xf16> {
+  // expected-error @below {{'ckpt.reduce_max' on 'tensor<4x8xf16>' does not lower yet}}
+  %m = ckpt.reduce_max %x dims = [1] : tensor<4x8xf16> -> tensor<4xf16>
+  return %m : tensor<4xf16>
+}

@@ -134,12 +134,15 @@ func.func @no_dropout(%x: tensor<8xf32>, %rng: !ckpt.rng) -> (tensor<8xf32>, ten
 // -----
 
 // A cast extends to a wider type, rounds to a narrower one, and goes
-// between the two 16-bit types through f32.
+// between the two 16-bit types through f32. f64 rounds to a 16-bit type
+// through f32, twice, as PyTorch converts it (1 + 2^-8 + 2^-30 becomes 1 in
+// bf16, not 1 + 2^-7).
 // CHECK-LABEL: func.func @casts
 //       CHECK:   linalg.generic
 //       CHECK:     arith.extf %{{.+}} : f32 to f64
 //       CHECK:   linalg.generic
-//       CHECK:     arith.truncf %{{.+}} : f64 to bf16
+//       CHECK:     %[[F32:.+]] = arith.truncf %{{.+}} : f64 to f32
+//       CHECK:     arith.truncf %[[F32]] : f32 to bf16
 //       CHECK:   linalg.generic
 //       CHECK:     %[[WIDE:.+]] = arith.extf %{{.+}} : bf16 to f32
 //       CHECK:     arith.truncf %[[WIDE]] : f32 to f16

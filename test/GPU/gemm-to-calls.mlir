@@ -2,7 +2,8 @@
 // and attention lower to (C += A * B on buffers, or views, dense in
 // row-major order) by calls of
 // ckptGemmF32 with their GEMM shape: batch, M, N, K, the batch strides of A
-// and B (0 broadcasts), and whether A and B are transposed. Loops that
+// and B (0 broadcasts), and whether A and B are transposed; 16-bit A and B
+// extended into f32 C call ckptGemmBF16 or ckptGemmF16. Loops that
 // are adjacent in every operand merge into one M, N or K. Other generics
 // stay.
 // RUN: ckpt-opt %s --ckpt-gemm-to-calls | FileCheck %s
@@ -15,7 +16,9 @@
 #mm_out = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #add = affine_map<(d0) -> (d0)>
 
-// CHECK: func.func private @ckptGemmF32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-DAG: func.func private @ckptGemmF32(memref<*xf32>, memref<*xf32>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-DAG: func.func private @ckptGemmBF16(memref<*xbf16>, memref<*xbf16>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64)
+// CHECK-DAG: func.func private @ckptGemmF16(memref<*xf16>, memref<*xf16>, memref<*xf32>, i64, i64, i64, i64, i64, i64, i64, i64)
 
 // A linear on [4, 8, 16] rows by a [32, 16] weight: M = 32 rows, B
 // transposed.
@@ -163,6 +166,73 @@ func.func @image_views(%g: memref<2x6x15xf32>, %x: memref<2x4x15xf32>, %w: memre
       outs(%w : memref<6x4xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// 16-bit operands summed into f32 (buildProduct's contraction): the GEMM
+// of their type with f32 C.
+// CHECK-LABEL: func.func @linear_bf16
+// CHECK: %[[X:.*]] = memref.cast %arg0 : memref<4x8x16xbf16> to memref<*xbf16>
+// CHECK: %[[Y:.*]] = memref.cast %arg2 : memref<4x8x32xf32> to memref<*xf32>
+// CHECK: call @ckptGemmBF16(%[[X]], %{{.*}}, %[[Y]], %c1_i64, %c32_i64, %c32_i64{{.*}}, %c16_i64, %c0_i64, %c0_i64{{.*}}, %c0_i64{{.*}}, %c1_i64{{.*}})
+// CHECK-NOT: linalg.generic
+func.func @linear_bf16(%x: memref<4x8x16xbf16>, %w: memref<32x16xbf16>, %y: memref<4x8x32xf32>) {
+  linalg.generic {indexing_maps = [#lin_in, #lin_w, #lin_out],
+                  iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<4x8x16xbf16>, memref<32x16xbf16>) outs(%y : memref<4x8x32xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %c: f32):
+    %ea = arith.extf %a : bf16 to f32
+    %eb = arith.extf %b : bf16 to f32
+    %p = arith.mulf %ea, %eb fastmath<reassoc> : f32
+    %s = arith.addf %c, %p fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @matmul_f16
+// CHECK: call @ckptGemmF16(
+// CHECK-NOT: linalg.generic
+func.func @matmul_f16(%a: memref<4x8x16xf16>, %b: memref<16x5xf16>, %c: memref<4x8x5xf32>) {
+  linalg.generic {indexing_maps = [#mm_lhs, #mm_rhs, #mm_out],
+                  iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%a, %b : memref<4x8x16xf16>, memref<16x5xf16>) outs(%c : memref<4x8x5xf32>) {
+  ^bb0(%x: f16, %y: f16, %z: f32):
+    %ex = arith.extf %x : f16 to f32
+    %ey = arith.extf %y : f16 to f32
+    %p = arith.mulf %ex, %ey fastmath<reassoc> : f32
+    %s = arith.addf %z, %p fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Sums in bf16 itself, or of mixed 16-bit types, have no GEMM: they stay
+// loops.
+// CHECK-LABEL: func.func @no_gemm_for_16_bit_sums
+// CHECK-NOT: call
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+func.func @no_gemm_for_16_bit_sums(%x: memref<4x8x16xbf16>, %w: memref<32x16xbf16>, %h: memref<32x16xf16>,
+                                   %y: memref<4x8x32xbf16>, %z: memref<4x8x32xf32>) {
+  linalg.generic {indexing_maps = [#lin_in, #lin_w, #lin_out],
+                  iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<4x8x16xbf16>, memref<32x16xbf16>) outs(%y : memref<4x8x32xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %c: bf16):
+    %p = arith.mulf %a, %b : bf16
+    %s = arith.addf %c, %p : bf16
+    linalg.yield %s : bf16
+  }
+  linalg.generic {indexing_maps = [#lin_in, #lin_w, #lin_out],
+                  iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%x, %h : memref<4x8x16xbf16>, memref<32x16xf16>) outs(%z : memref<4x8x32xf32>) {
+  ^bb0(%a: bf16, %b: f16, %c: f32):
+    %ea = arith.extf %a : bf16 to f32
+    %eb = arith.extf %b : f16 to f32
+    %p = arith.mulf %ea, %eb : f32
     %s = arith.addf %c, %p : f32
     linalg.yield %s : f32
   }

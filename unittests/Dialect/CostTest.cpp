@@ -356,6 +356,34 @@ TEST_F(CostTest, SplitSumsKeepPartialSums) {
   EXPECT_EQ(scratch(small), 0u);
 }
 
+// 16-bit products and sums accumulate in f32 tensors of their results'
+// shape, and split sums keep f32 partials: the same 1024 partials as f32
+// above, and one f32 sum.
+TEST_F(CostTest, HalfFloatsCountTheirF32Accumulators) {
+  ValueRange args =
+      arguments({bf16({2, 3, 8}), bf16({16, 8}), bf16({16}),
+                 bf16({8, 512, 512}), f32({2, 3, 8}), f32({16, 8})});
+  Location loc = builder.getUnknownLoc();
+  auto scratch = [](Operation *op) {
+    return cast<ckpt::CostOpInterface>(op).getScratchBytes();
+  };
+  auto linear = ckpt::LinearOp::create(builder, loc, args[0], args[1], args[2]);
+  auto matmul = ckpt::MatmulOp::create(
+      builder, loc, args[0],
+      ckpt::TransposeOp::create(builder, loc, args[1],
+                                builder.getDenseI64ArrayAttr({1, 0})));
+  auto wide = ckpt::LinearOp::create(builder, loc, args[4], args[5], Value());
+  auto rows = ckpt::ReduceSumOp::create(
+      builder, loc, args[0], builder.getDenseI64ArrayAttr({2}), false);
+  auto mean = ckpt::ReduceMeanOp::create(builder, loc, args[3],
+                                         DenseI64ArrayAttr(), false);
+  EXPECT_EQ(scratch(linear), 2u * 3 * 16 * 4);
+  EXPECT_EQ(scratch(matmul), 2u * 3 * 16 * 4);
+  EXPECT_EQ(scratch(wide), 0u);
+  EXPECT_EQ(scratch(rows), 2u * 3 * 4);
+  EXPECT_EQ(scratch(mean), 1024u * 4 + 4);
+}
+
 // The normalisation gradients' scratch: the larger of their row sums and
 // one weight or bias gradient's partials over the rows ([512, 300]: 8
 // partials of 64 rows per column, 9600 bytes against 2 x 2048).

@@ -18,12 +18,16 @@ std::string temporaryPath(const char *name) {
 TEST(NpyTest, RoundTripsEveryDtype) {
   std::vector<double> f8 = {1.5, -2.25, 3e100, 0.0, 4.0, 5.0};
   std::vector<int64_t> i8 = {7, -1};
+  std::vector<uint16_t> twoBytes = {0x3c00, 0xbf80, 0x7bff};
   struct Case {
     std::string dtype;
     std::vector<int64_t> shape;
     const void *data;
     size_t bytes;
-  } cases[] = {{"f8", {2, 3}, f8.data(), 48}, {"i8", {2}, i8.data(), 16}};
+  } cases[] = {{"f8", {2, 3}, f8.data(), 48},
+               {"i8", {2}, i8.data(), 16},
+               {"f2", {3}, twoBytes.data(), 6},
+               {"u2", {3, 1}, twoBytes.data(), 6}};
   for (const Case &c : cases) {
     std::string path = temporaryPath("roundtrip.npy"), error;
     ASSERT_TRUE(writeNpy(path, c.dtype, c.shape, c.data, c.bytes, error))

@@ -29,11 +29,13 @@ StepSpec sampleSpec() {
                     {{Element::F32, {16, 8}}, false, true, 0},
                     {{Element::F64, {}}, false, true, 0},
                     {{Element::I1, {0, 3}}, false, false, 0},
+                    {{Element::BF16, {8}}, false, true, 0},
+                    {{Element::F16, {2, 2}}, false, true, 0},
                     {{Element::I64, {2}}, true, false, 0}};
-  spec.results = {{{Element::F32, {}}, false},
-                  {{Element::F32, {16, 8}}, false},
-                  {{Element::F64, {}}, false},
-                  {{Element::I64, {2}}, true}};
+  spec.results = {
+      {{Element::F32, {}}, false},     {{Element::F32, {16, 8}}, false},
+      {{Element::F64, {}}, false},     {{Element::BF16, {8}}, false},
+      {{Element::F16, {2, 2}}, false}, {{Element::I64, {2}}, true}};
   spec.forwardResults = 1;
   spec.simulatedPeak = 123456789012345ull;
   spec.simulatedPeakWithoutGradients = 42;
@@ -69,16 +71,19 @@ TEST(StepDriverTest, DescriptionRoundTrips) {
     EXPECT_EQ(parsed->results[i].tensor.shape, spec.results[i].tensor.shape);
     EXPECT_EQ(parsed->results[i].randomState, spec.results[i].randomState);
   }
-  EXPECT_EQ(parsed->parameterCount(), 2u);
+  EXPECT_EQ(parsed->parameterCount(), 4u);
   EXPECT_EQ(parsed->arguments[0].tensor.typeName(), "tensor<4x16xi64>");
   EXPECT_EQ(parsed->arguments[2].tensor.typeName(), "tensor<f64>");
+  EXPECT_EQ(parsed->arguments[4].tensor.typeName(), "tensor<8xbf16>");
+  EXPECT_EQ(parsed->arguments[4].tensor.npyDtype(), std::string("u2"));
+  EXPECT_EQ(parsed->arguments[5].tensor.bytes(), 8u);
 }
 
 TEST(StepDriverTest, RejectsMalformedDescriptions) {
   std::string text = serializeStepSpec(sampleSpec()), error;
   for (std::string bad :
        {std::string(""), std::string("ckpt-step 2\n"),
-        text + "argument 0 0 0 f16 1 4\n", text + "argument 0 0 0 f32 1 -4\n",
+        text + "argument 0 0 0 i32 1 4\n", text + "argument 0 0 0 f32 1 -4\n",
         text + "result 0 f32 2 4294967296 4294967296\n", text + "surprise\n",
         text.substr(text.find('\n') + 1)}) {
     error.clear();

@@ -24,6 +24,16 @@ def CkptToLinalgPass : Pass<"ckpt-to-linalg", "::mlir::ModuleOp"> {
     belong to the caller, so bufferization copies instead of writing into
     them.
 
+    f16 and bf16 compute in f32 and round once into their results, as
+    PyTorch's kernels do: pointwise formulas run on extended operands, and
+    sums and matrix products accumulate into f32 tensors of the result's
+    shape (allocated after the result, counted as the op's scratch), which
+    become `ckptGemmF16`/`ckptGemmBF16` calls with f32 C. Only ops with the
+    `LowersHalfFloats` trait take 16-bit operands or results: elementwise
+    ops and their gradients, shape ops, `linear`, `matmul`, `reduce_sum`,
+    `reduce_mean`, `reduce_norm` and `mse_loss`; any other is an error at
+    its location.
+
     Shapes must be static. Ops this lowering does not handle yet (`print`,
     `all_reduce`, `index_add`, dropout without explicit random state) are
     reported as failing to legalize.
@@ -90,6 +100,19 @@ def CkptApproximateMathPass : Pass<"ckpt-approximate-math"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::vector::VectorDialect"];
+}
+
+def CkptExpandBFloat16Pass : Pass<"ckpt-expand-bf16"> {
+  let summary = "Rewrites bf16 extensions and truncations as integer arithmetic";
+  let description = [{
+    `arith.extf` from bf16 becomes a 16-bit shift, and `arith.truncf` to
+    bf16 a rounding to the nearest, ties to even, in integer arithmetic
+    (NaNs stay quiet NaNs), for the CPU: LLVM lowers the truncation to a
+    `__truncsfbf2` call on processors without AVX512-BF16, which the GCC 12
+    runtime does not have. The results are the bits of the instruction and
+    of PyTorch's conversion.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def CkptCarryAccumulatorsPass : Pass<"ckpt-carry-accumulators", "::mlir::func::FuncOp"> {

@@ -15,7 +15,8 @@
 namespace ckpt::runtime {
 
 struct NpyArray {
-  /// "f4", "f8", "i8" or "b1".
+  /// "f2", "f4", "f8", "i8", "b1", or "u2": uint16, which the runtime
+  /// reads and writes as bf16 bits (NumPy has no bf16).
   std::string dtype;
   std::vector<int64_t> shape;
   std::vector<char> data;

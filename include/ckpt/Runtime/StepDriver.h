@@ -21,7 +21,8 @@
 
 namespace ckpt::runtime {
 
-enum class Element { F32, F64, I64, I1 };
+/// The values are ckpt_step.h's CKPT_STEP_* constants.
+enum class Element { F32, F64, I64, I1, F16, BF16 };
 
 struct TensorSpec {
   Element element = Element::F32;
@@ -32,7 +33,8 @@ struct TensorSpec {
   size_t bytes() const;
   /// As MLIR prints the type: tensor<256x64xf32>.
   std::string typeName() const;
-  /// The .npy dtype: f4, f8, i8 or b1.
+  /// The .npy dtype: f4, f8, i8, b1, f2, or u2 for bf16, which NumPy
+  /// lacks: its bits as uint16.
   const char *npyDtype() const;
 };
 
@@ -196,7 +198,7 @@ std::optional<int> parseRunOptions(int argc, char **argv,
                                    RunOptions &options);
 
 /// The runtime functions lowered steps call, by name: ckptAllocate,
-/// ckptFree, ckptMemrefCopy, and ckptGemmF32/F64 on the CPU or the GPU's
+/// ckptFree, ckptMemrefCopy, and ckptGemm* (Gemm.h) on the CPU or the GPU's
 /// mgpu* functions and cuBLAS GEMMs, for a JIT's symbol table. A step
 /// compiled ahead of time links the same functions by these names.
 std::vector<std::pair<const char *, void *>> getStepSymbols(bool onGpu);

@@ -23,8 +23,14 @@ extern "C" {
 #endif
 
 /* Element types of arguments and results. */
-enum { CKPT_STEP_F32 = 0, CKPT_STEP_F64 = 1, CKPT_STEP_I64 = 2,
-       CKPT_STEP_I1 = 3 /* one byte, 0 or 1 */ };
+enum {
+  CKPT_STEP_F32 = 0,
+  CKPT_STEP_F64 = 1,
+  CKPT_STEP_I64 = 2,
+  CKPT_STEP_I1 = 3 /* one byte, 0 or 1 */,
+  CKPT_STEP_F16 = 4,
+  CKPT_STEP_BF16 = 5 /* the upper 16 bits of an f32, as uint16_t */
+};
 
 typedef struct ckpt_step_tensor {
   int element;         /* CKPT_STEP_F32, ... */

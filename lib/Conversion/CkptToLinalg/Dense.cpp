@@ -2,7 +2,8 @@
 //
 // Both are one contraction linalg.generic: matmul over (batch..., m, n, k)
 // with broadcast batch maps, linear over (rows..., n, k) reading the weight
-// as [n, k], accumulating into zeros or into the broadcast bias.
+// as [n, k], accumulating into zeros or into the broadcast bias (in f32 for
+// 16-bit results, rounded once).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,9 +51,13 @@ FailureOr<SmallVector<Value>> lowerMatmul(MatmulOp op,
       operandMap(op.getLhs().getType(), d(m), d(k)),
       operandMap(op.getRhs().getType(), d(k), d(n)),
       AffineMap::get(rank, 0, out, context)};
-  Value zeros = filledTensor(rewriter, op.getLoc(), result, 0.0);
-  return SmallVector<Value>{buildContraction(rewriter, op.getLoc(), op.getLhs(),
-                                             op.getRhs(), zeros, maps, {k})};
+  Location loc = op.getLoc();
+  return SmallVector<Value>{
+      buildProduct(rewriter, loc, op.getLhs(), op.getRhs(), result,
+                   [&](RankedTensorType type) {
+                     return filledTensor(rewriter, loc, type, 0.0);
+                   },
+                   maps, {k})};
 }
 
 FailureOr<SmallVector<Value>> lowerLinear(LinearOp op,
@@ -75,15 +80,17 @@ FailureOr<SmallVector<Value>> lowerLinear(LinearOp op,
       AffineMap::get(rank, 0, input, context),
       AffineMap::get(rank, 0, {d(n), d(k)}, context),
       AffineMap::get(rank, 0, out, context)};
-  Value init =
-      op.getBias()
-          ? buildPointwise(rewriter, op.getLoc(), result, op.getBias(),
-                           [](OpBuilder &, Location, ValueRange x) {
-                             return x[0];
-                           })
-          : filledTensor(rewriter, op.getLoc(), result, 0.0);
-  return SmallVector<Value>{buildContraction(rewriter, op.getLoc(), op.getInput(),
-                                             op.getWeight(), init, maps, {k})};
+  Location loc = op.getLoc();
+  return SmallVector<Value>{buildProduct(
+      rewriter, loc, op.getInput(), op.getWeight(), result,
+      [&](RankedTensorType type) {
+        return op.getBias() ? buildMap(rewriter, loc, type, op.getBias(),
+                                       [](ScalarBuilder &, ValueRange x) {
+                                         return x[0];
+                                       })
+                            : filledTensor(rewriter, loc, type, 0.0);
+      },
+      maps, {k})};
 }
 
 } // namespace

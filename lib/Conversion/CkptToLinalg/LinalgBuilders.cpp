@@ -9,6 +9,7 @@
 #include "LinalgBuilders.h"
 
 #include "ckpt/Dialect/Ckpt/IR/SumSplit.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -112,6 +113,22 @@ static AffineMap broadcastMap(MLIRContext *context,
   return AffineMap::get(rank, 0, exprs, context);
 }
 
+/// `values` with their 16-bit floats extended to `computeType`, the type
+/// the arithmetic on them runs in (getComputeType); the rest as they are.
+static SmallVector<Value> widened(OpBuilder &b, Location loc, ValueRange values,
+                                  Type computeType) {
+  SmallVector<Value> result;
+  for (Value value : values) {
+    Type type = value.getType();
+    result.push_back(getComputeType(type) != type && type != computeType
+                         ? arith::ExtFOp::create(b, loc, computeType, value)
+                         : value);
+  }
+  return result;
+}
+
+static Value identity(ScalarBuilder &, ValueRange x) { return x[0]; }
+
 Value ckpt::normalizedAffine(ScalarBuilder &s, ValueRange v, bool weight,
                             bool bias) {
   Value normalized = s.mul(s.sub(v[0], v[1]), v[2]);
@@ -200,13 +217,23 @@ Value ckpt::buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
                       formula);
 }
 
+/// `formula` over `x` in the compute type of `element`, rounded into
+/// `element` once.
+static Value computeScalar(OpBuilder &b, Location loc, Type element,
+                           ValueRange x, Formula formula) {
+  Type compute = getComputeType(element);
+  ScalarBuilder s{b, loc, compute};
+  Value result = formula(s, widened(b, loc, x, compute));
+  return compute == element ? result
+                            : ScalarBuilder{b, loc, element}.convert(result);
+}
+
 Value ckpt::buildMapInto(OpBuilder &b, Location loc, Value into,
                          ValueRange inputs, Formula formula) {
   Type element = cast<RankedTensorType>(into.getType()).getElementType();
   return buildPointwiseInto(b, loc, into, inputs,
                             [&](OpBuilder &nb, Location nl, ValueRange x) {
-                              ScalarBuilder s{nb, nl, element};
-                              return formula(s, x);
+                              return computeScalar(nb, nl, element, x, formula);
                             });
 }
 
@@ -225,8 +252,10 @@ Value ckpt::buildMapInPlace(OpBuilder &b, Location loc, Value value,
              b, loc, TypeRange{type}, inputs, ValueRange{value}, maps,
              iterators,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-               ScalarBuilder s{nested, nestedLoc, type.getElementType()};
-               linalg::YieldOp::create(nested, nestedLoc, formula(s, args));
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       computeScalar(nested, nestedLoc,
+                                                     type.getElementType(),
+                                                     args, formula));
              })
       .getResult(0);
 }
@@ -235,86 +264,110 @@ Value ckpt::buildSum(OpBuilder &b, Location loc,
                      RankedTensorType iterationType, ValueRange inputs,
                      ArrayRef<int64_t> dims, RankedTensorType resultType,
                      Formula term) {
-  return buildReduction(b, loc, iterationType, inputs, dims, resultType, 0.0,
-                        [&](OpBuilder &nb, Location nl, ValueRange args) {
-                          ScalarBuilder s{nb, nl, resultType.getElementType()};
-                          return s.add(args.back(), term(s, args.drop_back()));
-                        });
+  Type element = resultType.getElementType();
+  Type compute = getComputeType(element);
+  // A 16-bit sum: its result first, live with the f32 accumulator as the
+  // op's scratch counts it; the sum rounds into it once.
+  Value into = compute != element ? emptyTensor(b, loc, resultType) : Value();
+  Value sum = buildReduction(
+      b, loc, iterationType, inputs, dims, resultType.clone(compute), 0.0,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        ScalarBuilder s{nb, nl, compute};
+        return s.add(args.back(),
+                     term(s, widened(nb, nl, args.drop_back(), compute)));
+      });
+  return into ? buildMapInto(b, loc, into, sum, identity) : sum;
 }
 
 Value ckpt::buildSplitSum(OpBuilder &b, Location loc,
                           RankedTensorType iterationType, ValueRange inputs,
                           ArrayRef<int64_t> dims, RankedTensorType resultType,
-                          Formula term) {
+                          Formula term, Formula finish) {
   ArrayRef<int64_t> shape = iterationType.getShape();
   int64_t rank = iterationType.getRank();
   std::optional<SumSplit> split = getSumSplit(shape, dims);
-  if (!split)
-    return buildSum(b, loc, iterationType, inputs, dims, resultType, term);
   auto reduced = [&](int64_t d) { return llvm::is_contained(dims, d); };
-  // The result first, without the kept unit dimensions: its buffer is live
-  // with the partials, as the memory simulator counts an op's results and
-  // scratch, even where an input dies after the first stage.
   Type element = resultType.getElementType();
-  SmallVector<int64_t> resultShape;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!reduced(d))
-      resultShape.push_back(shape[d]);
-  auto sumType = RankedTensorType::get(resultShape, element);
-  Value total = filledTensor(b, loc, sumType, 0.0);
-  // Stage 1 sums the inputs viewed as [shape[0..dim), q, t,
-  // shape(dim..rank)], dimension `dim` cut as q * factor + t, over the
-  // reduced dimensions up to q: the others index the partials.
-  int64_t dim = split->dim;
-  SmallVector<int64_t> cutShape(shape);
-  cutShape[dim] = shape[dim] / split->factor;
-  cutShape.insert(cutShape.begin() + dim + 1, split->factor);
-  // Inputs broadcast as the iteration shape's trailing dimensions (buildSum):
-  // dimension `dim`, where an input has it, becomes [q, t], or [1, 1] where
-  // it is broadcast.
-  SmallVector<Value> cutInputs;
-  for (Value input : inputs) {
-    auto type = cast<RankedTensorType>(input.getType());
-    int64_t local = dim - (rank - type.getRank());
-    if (local < 0) {
-      cutInputs.push_back(input);
-      continue;
+  Type compute = getComputeType(element);
+  // A split sum is made without the kept unit dimensions and viewed with
+  // them at the end.
+  RankedTensorType sumType = resultType;
+  if (split) {
+    SmallVector<int64_t> resultShape;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced(d))
+        resultShape.push_back(shape[d]);
+    sumType = RankedTensorType::get(resultShape, element);
+  }
+  // The result first: its buffer is live with the partials and any f32
+  // accumulator, as the memory simulator counts an op's results and
+  // scratch, even where an input dies after the first stage. A 16-bit
+  // result is rounded into once, from the f32 sum, finished.
+  Value into = compute != element ? emptyTensor(b, loc, sumType) : Value();
+  Value sum;
+  if (!split) {
+    sum = buildSum(b, loc, iterationType, inputs, dims, sumType.clone(compute),
+                   term);
+  } else {
+    Value total = filledTensor(b, loc, sumType.clone(compute), 0.0);
+    // Stage 1 sums the inputs viewed as [shape[0..dim), q, t,
+    // shape(dim..rank)], dimension `dim` cut as q * factor + t, over the
+    // reduced dimensions up to q: the others index the partials.
+    int64_t dim = split->dim;
+    SmallVector<int64_t> cutShape(shape);
+    cutShape[dim] = shape[dim] / split->factor;
+    cutShape.insert(cutShape.begin() + dim + 1, split->factor);
+    // Inputs broadcast as the iteration shape's trailing dimensions
+    // (buildSum): dimension `dim`, where an input has it, becomes [q, t], or
+    // [1, 1] where it is broadcast.
+    SmallVector<Value> cutInputs;
+    for (Value input : inputs) {
+      auto type = cast<RankedTensorType>(input.getType());
+      int64_t local = dim - (rank - type.getRank());
+      if (local < 0) {
+        cutInputs.push_back(input);
+        continue;
+      }
+      SmallVector<int64_t> cutInputShape(type.getShape());
+      bool broadcast = cutInputShape[local] == 1 && shape[dim] != 1;
+      cutInputShape[local] = broadcast ? 1 : cutShape[dim];
+      cutInputShape.insert(cutInputShape.begin() + local + 1,
+                           broadcast ? 1 : split->factor);
+      SmallVector<ReassociationIndices> cut;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        cut.push_back(d < local    ? ReassociationIndices{d}
+                      : d == local ? ReassociationIndices{d, d + 1}
+                                   : ReassociationIndices{d + 1});
+      cutInputs.push_back(tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(cutInputShape, type.getElementType()),
+          input, cut));
     }
-    SmallVector<int64_t> cutInputShape(type.getShape());
-    bool broadcast = cutInputShape[local] == 1 && shape[dim] != 1;
-    cutInputShape[local] = broadcast ? 1 : cutShape[dim];
-    cutInputShape.insert(cutInputShape.begin() + local + 1,
-                         broadcast ? 1 : split->factor);
-    SmallVector<ReassociationIndices> cut;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      cut.push_back(d < local    ? ReassociationIndices{d}
-                    : d == local ? ReassociationIndices{d, d + 1}
-                                 : ReassociationIndices{d + 1});
-    cutInputs.push_back(tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(cutInputShape, type.getElementType()),
-        input, cut));
+    SmallVector<int64_t> firstStage, secondStage;
+    int64_t keptBefore = 0;
+    for (int64_t d = 0; d <= dim; ++d) {
+      if (reduced(d))
+        firstStage.push_back(d);
+      else
+        ++keptBefore;
+    }
+    secondStage.push_back(keptBefore);
+    for (int64_t d = dim + 1; d < rank; ++d)
+      if (reduced(d))
+        secondStage.push_back(keptBefore + 1 + (d - dim - 1));
+    auto partialType = RankedTensorType::get(split->partialShape, compute);
+    Value partials = buildSum(
+        b, loc, RankedTensorType::get(cutShape, iterationType.getElementType()),
+        cutInputs, firstStage, partialType, term);
+    sum = buildReduction(
+        b, loc, partialType, partials, secondStage, total,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          return ScalarBuilder{nb, nl, compute}.add(args[1], args[0]);
+        });
   }
-  SmallVector<int64_t> firstStage, secondStage;
-  int64_t keptBefore = 0;
-  for (int64_t d = 0; d <= dim; ++d) {
-    if (reduced(d))
-      firstStage.push_back(d);
-    else
-      ++keptBefore;
-  }
-  secondStage.push_back(keptBefore);
-  for (int64_t d = dim + 1; d < rank; ++d)
-    if (reduced(d))
-      secondStage.push_back(keptBefore + 1 + (d - dim - 1));
-  auto partialType = RankedTensorType::get(split->partialShape, element);
-  Value partials = buildSum(
-      b, loc, RankedTensorType::get(cutShape, iterationType.getElementType()),
-      cutInputs, firstStage, partialType, term);
-  Value sum = buildReduction(
-      b, loc, partialType, partials, secondStage, total,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        return ScalarBuilder{nb, nl, element}.add(args[1], args[0]);
-      });
+  if (into)
+    sum = buildMapInto(b, loc, into, sum, finish ? finish : identity);
+  else if (finish)
+    sum = buildMapInPlace(b, loc, sum, {}, finish);
   if (resultType == sumType)
     return sum;
   // The reduced dimensions back as 1, as a view: each joins the next kept
@@ -345,14 +398,28 @@ Value ckpt::buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
              maps, iterators,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                auto reassoc = arith::FastMathFlags::reassoc;
-               Value product =
-                   arith::MulFOp::create(nb, nl, args[0], args[1], reassoc);
+               SmallVector<Value> factors =
+                   widened(nb, nl, args.take_front(2), type.getElementType());
+               Value product = arith::MulFOp::create(nb, nl, factors[0],
+                                                     factors[1], reassoc);
                linalg::YieldOp::create(
                    nb, nl,
                    arith::AddFOp::create(nb, nl, args[2], product, reassoc)
                        .getResult());
              })
       .getResult(0);
+}
+
+Value ckpt::buildProduct(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                         RankedTensorType resultType, InitBuilder init,
+                         ArrayRef<AffineMap> maps,
+                         ArrayRef<unsigned> reductions) {
+  Type element = resultType.getElementType();
+  Type compute = getComputeType(element);
+  Value into = compute != element ? emptyTensor(b, loc, resultType) : Value();
+  Value product = buildContraction(
+      b, loc, lhs, rhs, init(resultType.clone(compute)), maps, reductions);
+  return into ? buildMapInto(b, loc, into, product, identity) : product;
 }
 
 SmallVector<int64_t> ckpt::dimRange(int64_t begin, int64_t end) {

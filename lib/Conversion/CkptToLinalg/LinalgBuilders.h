@@ -99,7 +99,9 @@ mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value accumulator, ScalarBody body);
 
 /// A scalar formula over elements, with a ScalarBuilder of the result's
-/// element type.
+/// compute type (getComputeType: f32 for f16 and bf16) and its 16-bit
+/// float inputs extended to it; the builders round its value into the
+/// result's element type once.
 using Formula = llvm::function_ref<mlir::Value(ScalarBuilder &,
                                                mlir::ValueRange)>;
 
@@ -122,7 +124,9 @@ mlir::Value buildMapInPlace(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value value, mlir::ValueRange inputs,
                             Formula formula);
 
-/// The sum over `dims` of `term(elements)`, as buildReduction shapes it.
+/// The sum over `dims` of `term(elements)`, as buildReduction shapes it,
+/// accumulated in the compute type: a 16-bit result is allocated first and
+/// the f32 sum of its shape rounded into it (the op's scratch counts it).
 mlir::Value buildSum(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::RankedTensorType iterationType,
                      mlir::ValueRange inputs, llvm::ArrayRef<int64_t> dims,
@@ -131,20 +135,40 @@ mlir::Value buildSum(mlir::OpBuilder &b, mlir::Location loc,
 /// The sum over `dims` of `term(elements)` into `resultType` (the kept
 /// sizes, with or without the reduced dimensions as 1), in two stages when
 /// getSumSplit (SumSplit.h) splits it: partial sums in a scratch tensor,
-/// each in row-major order, then each result's partials in order. The op's
-/// cost must count the partials as scratch.
+/// each in row-major order, then each result's partials in order; then
+/// `finish`, when given, maps each sum (a mean's division). Partials and
+/// sums are in the compute type: a 16-bit result is allocated first and
+/// the finished f32 sums rounded into it once. The op's cost must count
+/// the partials and any f32 sums as scratch.
 mlir::Value buildSplitSum(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::RankedTensorType iterationType,
                           mlir::ValueRange inputs, llvm::ArrayRef<int64_t> dims,
-                          mlir::RankedTensorType resultType, Formula term);
+                          mlir::RankedTensorType resultType, Formula term,
+                          Formula finish = nullptr);
 
 /// init += lhs * rhs over an iteration space whose dimensions `reductions`
 /// are contracted; `maps` give the indices of lhs, rhs and init. The loops
-/// run in the order of the dimensions.
+/// run in the order of the dimensions; 16-bit lhs and rhs are extended to a
+/// wider init's type.
 mlir::Value buildContraction(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value lhs, mlir::Value rhs, mlir::Value init,
                              llvm::ArrayRef<mlir::AffineMap> maps,
                              llvm::ArrayRef<unsigned> reductions);
+
+/// The starting value of a product's accumulator, as a tensor of the type
+/// it is given.
+using InitBuilder =
+    llvm::function_ref<mlir::Value(mlir::RankedTensorType accumulatorType)>;
+
+/// init + lhs * rhs as buildContraction computes it, into a tensor of
+/// `resultType`, accumulated in its compute type: a 16-bit result is
+/// allocated first and the f32 product rounded into it once (the op's
+/// scratch counts the f32 product).
+mlir::Value buildProduct(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value lhs, mlir::Value rhs,
+                         mlir::RankedTensorType resultType, InitBuilder init,
+                         llvm::ArrayRef<mlir::AffineMap> maps,
+                         llvm::ArrayRef<unsigned> reductions);
 
 /// The dimensions [begin, end) as a sorted list.
 llvm::SmallVector<int64_t> dimRange(int64_t begin, int64_t end);

@@ -78,16 +78,13 @@ FailureOr<SmallVector<Value>> lowerSumOrMean(OpTy op,
   RankedTensorType input = op.getInput().getType();
   RankedTensorType result = op.getType();
   SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
-  Value sum = buildSplitSum(rewriter, op.getLoc(), input, op.getInput(), dims,
-                            result, identity);
-  if (isa<ReduceMeanOp>(op)) {
-    double count = countOf(input, dims);
-    sum = buildMapInPlace(rewriter, op.getLoc(), sum, {},
-                          [&](ScalarBuilder &s, ValueRange x) {
-                            return s.div(x[0], s.constant(count));
-                          });
-  }
-  return SmallVector<Value>{sum};
+  double count = countOf(input, dims);
+  auto mean = [&](ScalarBuilder &s, ValueRange x) {
+    return s.div(x[0], s.constant(count));
+  };
+  return SmallVector<Value>{
+      buildSplitSum(rewriter, op.getLoc(), input, op.getInput(), dims, result,
+                    identity, isa<ReduceMeanOp>(op) ? Formula(mean) : nullptr)};
 }
 
 FailureOr<SmallVector<Value>> lowerReduceMax(ReduceMaxOp op,
@@ -126,14 +123,10 @@ FailureOr<SmallVector<Value>> lowerReduceNorm(ReduceNormOp op,
   Location loc = op.getLoc();
   RankedTensorType input = op.getInput().getType();
   SmallVector<int64_t> dims = reducedDims(op.getDims(), input.getRank());
-  Value squares = buildSplitSum(
+  return SmallVector<Value>{buildSplitSum(
       rewriter, loc, input, op.getInput(), dims, op.getType(),
-      [](ScalarBuilder &s, ValueRange x) { return s.mul(x[0], x[0]); });
-  return SmallVector<Value>{
-      buildMapInPlace(rewriter, loc, squares, {},
-                      [](ScalarBuilder &s, ValueRange x) {
-                        return s.sqrt(x[0]);
-                      })};
+      [](ScalarBuilder &s, ValueRange x) { return s.mul(x[0], x[0]); },
+      [](ScalarBuilder &s, ValueRange x) { return s.sqrt(x[0]); })};
 }
 
 FailureOr<SmallVector<Value>> lowerReduceNormGrad(ReduceNormGradOp op,
@@ -228,15 +221,14 @@ FailureOr<SmallVector<Value>> lowerMseLoss(MseLossOp op,
                                            PatternRewriter &rewriter) {
   RankedTensorType input = op.getInput().getType();
   double count = countOf(input, dimRange(0, input.getRank()));
-  Value sum = buildSplitSum(rewriter, op.getLoc(), input,
-                            {op.getInput(), op.getTarget()},
-                            dimRange(0, input.getRank()), op.getType(),
-                            [](ScalarBuilder &s, ValueRange x) {
-                              Value d = s.sub(x[0], x[1]);
-                              return s.mul(d, d);
-                            });
-  return SmallVector<Value>{buildMapInPlace(
-      rewriter, op.getLoc(), sum, {}, [&](ScalarBuilder &s, ValueRange x) {
+  return SmallVector<Value>{buildSplitSum(
+      rewriter, op.getLoc(), input, {op.getInput(), op.getTarget()},
+      dimRange(0, input.getRank()), op.getType(),
+      [](ScalarBuilder &s, ValueRange x) {
+        Value d = s.sub(x[0], x[1]);
+        return s.mul(d, d);
+      },
+      [&](ScalarBuilder &s, ValueRange x) {
         return s.div(x[0], s.constant(count));
       })};
 }

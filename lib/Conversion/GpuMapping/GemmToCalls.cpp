@@ -22,7 +22,8 @@ using namespace mlir;
 
 namespace {
 
-/// ckptGemmF32 and ckptGemmF64 (ckpt/Runtime/Gemm.h).
+/// ckptGemmF32, ckptGemmF64, ckptGemmF16 and ckptGemmBF16
+/// (ckpt/Runtime/Gemm.h).
 constexpr StringLiteral kGemmFunction = "ckptGemm";
 
 /// One strided-batched row-major GEMM: for each batch b,
@@ -35,7 +36,15 @@ struct Gemm {
   bool transposedLhs = false, transposedRhs = false;
 };
 
-/// Whether `body` is `out + lhs * rhs`.
+/// `value`, or what it extends when it is an arith.extf.
+Value throughExtension(Value value) {
+  if (auto extend = value.getDefiningOp<arith::ExtFOp>())
+    return extend.getIn();
+  return value;
+}
+
+/// Whether `body` is `out + lhs * rhs`, 16-bit lhs and rhs extended to
+/// out's f32 (the contractions of buildContraction).
 bool isMultiplyAdd(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -43,9 +52,22 @@ bool isMultiplyAdd(linalg::GenericOp op) {
   if (!add || add.getLhs() != body.getArgument(2))
     return false;
   auto mul = add.getRhs().getDefiningOp<arith::MulFOp>();
-  return mul && mul.getLhs() == body.getArgument(0) &&
-         mul.getRhs() == body.getArgument(1) &&
-         body.getOperations().size() == 3;
+  if (!mul || throughExtension(mul.getLhs()) != body.getArgument(0) ||
+      throughExtension(mul.getRhs()) != body.getArgument(1))
+    return false;
+  size_t extensions = (mul.getLhs() != body.getArgument(0)) +
+                      (mul.getRhs() != body.getArgument(1));
+  return body.getOperations().size() == 3 + extensions;
+}
+
+/// The runtime function's suffix for a product of `input`s into `output`:
+/// F32, F64, or F16 and BF16 into f32; empty for other types.
+StringRef getGemmSuffix(Type input, Type output) {
+  if (input == output && (input.isF32() || input.isF64()))
+    return input.isF32() ? "F32" : "F64";
+  if (output.isF32() && (input.isF16() || input.isBF16()))
+    return input.isF16() ? "F16" : "BF16";
+  return "";
 }
 
 /// The loops an operand's row-major dimensions follow, outermost first,
@@ -160,23 +182,24 @@ std::optional<Gemm> matchGemm(linalg::GenericOp op) {
   if (llvm::any_of(extents, ShapedType::isDynamic))
     return std::nullopt;
   SmallVector<SmallVector<unsigned>> loops;
-  Type element;
+  SmallVector<Type, 3> elements;
   for (auto [operand, map] :
        llvm::zip(op->getOperands(), op.getIndexingMapsArray())) {
     auto type = dyn_cast<MemRefType>(operand.getType());
     // Views into a larger buffer qualify when their elements are dense in
     // row-major order: the runtime reads the descriptor's offset.
-    if (!type || !memref::isStaticShapeAndContiguousRowMajor(type) ||
-        !(type.getElementType().isF32() || type.getElementType().isF64()) ||
-        (element && element != type.getElementType()))
+    if (!type || !memref::isStaticShapeAndContiguousRowMajor(type))
       return std::nullopt;
-    element = type.getElementType();
+    elements.push_back(type.getElementType());
     std::optional<SmallVector<unsigned>> operandLoops =
         getOperandLoops(map, type, extents);
     if (!operandLoops)
       return std::nullopt;
     loops.push_back(std::move(*operandLoops));
   }
+  if (elements[0] != elements[1] ||
+      getGemmSuffix(elements[0], elements[2]).empty())
+    return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   ArrayRef<unsigned> lhs = loops[0], rhs = loops[1], out = loops[2];
   auto inBoth = [&](unsigned loop) {
@@ -215,15 +238,19 @@ struct CkptGemmToCallsPass
     for (auto [op, gemm] : gemms) {
       // The buffers are passed as unranked memrefs (rank and descriptor),
       // so the frees of ckpt-free-after-last-use stay after the call.
-      Type element =
-          cast<MemRefType>(op->getOperand(2).getType()).getElementType();
-      Type unranked = UnrankedMemRefType::get(element, 0);
+      auto elementOf = [&](unsigned operand) {
+        return cast<MemRefType>(op->getOperand(operand).getType())
+            .getElementType();
+      };
       std::string name =
-          (kGemmFunction + (element.isF64() ? "F64" : "F32")).str();
+          (kGemmFunction + getGemmSuffix(elementOf(0), elementOf(2))).str();
+      auto unranked = [&](unsigned operand) -> Type {
+        return UnrankedMemRefType::get(elementOf(operand), 0);
+      };
       if (!module.lookupSymbol<func::FuncOp>(name)) {
         OpBuilder::InsertionGuard guard(builder);
         builder.setInsertionPointToStart(module.getBody());
-        SmallVector<Type> inputs(3, unranked);
+        SmallVector<Type> inputs = {unranked(0), unranked(1), unranked(2)};
         inputs.append(8, i64);
         func::FuncOp::create(builder, module.getLoc(), name,
                              builder.getFunctionType(inputs, {}))
@@ -232,9 +259,9 @@ struct CkptGemmToCallsPass
       builder.setInsertionPoint(op);
       Location loc = op.getLoc();
       SmallVector<Value> arguments;
-      for (Value operand : op->getOperands())
+      for (auto [index, operand] : llvm::enumerate(op->getOperands()))
         arguments.push_back(
-            memref::CastOp::create(builder, loc, unranked, operand));
+            memref::CastOp::create(builder, loc, unranked(index), operand));
       for (int64_t value :
            {gemm.batch, gemm.m, gemm.n, gemm.k, gemm.lhsStride, gemm.rhsStride,
             static_cast<int64_t>(gemm.transposedLhs),

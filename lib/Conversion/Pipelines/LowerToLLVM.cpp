@@ -79,6 +79,7 @@ void ckpt::buildLowerToLLVMPipeline(OpPassManager &pm,
     // Inlines the stack scopes around loop bodies, which hold no allocas.
     pm.addPass(createCanonicalizerPass());
   }
+  pm.addPass(createCkptExpandBFloat16Pass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

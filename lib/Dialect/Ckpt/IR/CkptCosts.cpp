@@ -42,6 +42,14 @@ uint64_t LinearOp::getFlops() {
                    : flops;
 }
 
+// A 16-bit product accumulates in f32 before it rounds into its result.
+uint64_t LinearOp::getScratchBytes() {
+  return getWidenedAccumulatorBytes(getResult().getType());
+}
+uint64_t MatmulOp::getScratchBytes() {
+  return getWidenedAccumulatorBytes(getResult().getType());
+}
+
 uint64_t MatmulOp::getFlops() {
   RankedTensorType result = getResult().getType();
   int64_t rows = result.getDimSize(result.getRank() - 2);
@@ -306,40 +314,44 @@ uint64_t BatchNormGradOp::getScratchBytes() {
 // The number of elements tied for the maximum, per output element.
 uint64_t ReduceMaxGradOp::getScratchBytes() { return bytes(getOutput()); }
 
-/// The partial sums of a sum over `dims` of `input` (SumSplit.h; all of
-/// them when absent), in the element type of `result`.
-static uint64_t partialSumBytes(Value input,
+/// The scratch of a sum over `dims` of `input` (all of them when absent)
+/// into `result` (buildSplitSum): the partial sums where SumSplit.h splits
+/// it, and an f32 sum of the result's shape for a 16-bit result, both in the
+/// compute type.
+static uint64_t sumScratchBytes(Value input,
                                 std::optional<ArrayRef<int64_t>> dims,
                                 Value result) {
   auto type = cast<RankedTensorType>(input.getType());
+  auto resultType = cast<RankedTensorType>(result.getType());
   SmallVector<int64_t> reduced;
   if (dims)
     llvm::append_range(reduced, *dims);
   else
     reduced = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  uint64_t accumulator = getWidenedAccumulatorBytes(resultType);
   std::optional<SumSplit> split = getSumSplit(type.getShape(), reduced);
   if (!split)
-    return 0;
+    return accumulator;
   int64_t partials = 1;
   for (int64_t size : split->partialShape)
     partials *= size;
-  return times(partials,
-               getElementByteWidth(
-                   cast<RankedTensorType>(result.getType()).getElementType()));
+  return llvm::SaturatingAdd(times(partials, getElementByteWidth(getComputeType(
+                                                 resultType.getElementType()))),
+                             accumulator);
 }
 uint64_t ReduceSumOp::getScratchBytes() {
-  return partialSumBytes(getInput(), getDims(), getResult());
+  return sumScratchBytes(getInput(), getDims(), getResult());
 }
 uint64_t ReduceMeanOp::getScratchBytes() {
-  return partialSumBytes(getInput(), getDims(), getResult());
+  return sumScratchBytes(getInput(), getDims(), getResult());
 }
 uint64_t ReduceNormOp::getScratchBytes() {
-  return partialSumBytes(getInput(), getDims(), getResult());
+  return sumScratchBytes(getInput(), getDims(), getResult());
 }
 // The maximum is one sequential pass.
 uint64_t ReduceMaxOp::getScratchBytes() { return 0; }
 uint64_t MseLossOp::getScratchBytes() {
-  return partialSumBytes(getInput(), std::nullopt, getResult());
+  return sumScratchBytes(getInput(), std::nullopt, getResult());
 }
 // Normalisation gradients: the weight and bias gradients' partial sums
 // over the rows, one sum's at a time, or the row sums of the shape of the
@@ -352,7 +364,7 @@ static uint64_t normGradScratch(NormGradOp op, uint64_t rowSumBytes) {
   SmallVector<int64_t> rows = llvm::to_vector(llvm::seq<int64_t>(
       0, rank - static_cast<int64_t>(op.getNormalizedShape().size())));
   return std::max(rowSumBytes,
-                  partialSumBytes(op.getInput(), ArrayRef<int64_t>(rows),
+                  sumScratchBytes(op.getInput(), ArrayRef<int64_t>(rows),
                                   op.getWeightGrad()));
 }
 uint64_t LayerNormGradOp::getScratchBytes() {

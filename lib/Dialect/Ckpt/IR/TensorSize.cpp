@@ -22,6 +22,20 @@ uint64_t ckpt::getElementByteWidth(Type elementType) {
   return llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
 }
 
+Type ckpt::getComputeType(Type elementType) {
+  if (elementType.isF16() || elementType.isBF16())
+    return Float32Type::get(elementType.getContext());
+  return elementType;
+}
+
+uint64_t ckpt::getWidenedAccumulatorBytes(ShapedType type) {
+  Type compute = getComputeType(type.getElementType());
+  if (compute == type.getElementType())
+    return 0;
+  return llvm::SaturatingMultiply(getStaticElementCount(type).value_or(0),
+                                  getElementByteWidth(compute));
+}
+
 std::optional<uint64_t> ckpt::getStaticElementCount(ShapedType type) {
   return checkedProduct(type.getShape());
 }

@@ -2,7 +2,7 @@
 //
 // Declares the op interfaces through which autodiff and the planner learn an
 // op's gradient rule, its saved tensors and its cost, and the trait of ops
-// that stop gradients.
+// that stop gradients or lower 16-bit floats.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +22,11 @@ namespace ckpt {
 template <typename ConcreteType>
 class StopsGradient
     : public mlir::OpTrait::TraitBase<ConcreteType, StopsGradient> {};
+
+/// The trait of ops that lower f16 and bf16 (CkptInterfaces.td).
+template <typename ConcreteType>
+class LowersHalfFloats
+    : public mlir::OpTrait::TraitBase<ConcreteType, LowersHalfFloats> {};
 
 } // namespace ckpt
 

@@ -129,4 +129,12 @@ def Ckpt_StopsGradient : NativeOpTrait<"StopsGradient"> {
   let cppNamespace = "::ckpt";
 }
 
+// Ops whose lowering handles f16 and bf16: it computes in f32
+// (getComputeType), rounds once into 16-bit results, and declares its f32
+// accumulators as scratch. ckpt-to-linalg rejects 16-bit operands and
+// results of the others, so none computes in 16 bits by accident.
+def Ckpt_LowersHalfFloats : NativeOpTrait<"LowersHalfFloats"> {
+  let cppNamespace = "::ckpt";
+}
+
 #endif // CKPT_INTERFACES_TD

@@ -55,7 +55,8 @@ class Ckpt_InferringOp<string mnemonic, list<Trait> traits = []>
 // Dense
 //===----------------------------------------------------------------------===//
 
-def Ckpt_LinearOp : Ckpt_InferringOp<"linear", Ckpt_Differentiable> {
+def Ckpt_LinearOp : Ckpt_InferringOp<"linear",
+    [Ckpt_LowersHalfFloats] # Ckpt_DifferentiableWithScratch> {
   let summary = "affine map x W^T + b (torch.nn.functional.linear)";
   let description = [{
     Multiplies the last dimension of `input` (`[..., K]`) by the transposed
@@ -78,7 +79,8 @@ def Ckpt_LinearOp : Ckpt_InferringOp<"linear", Ckpt_Differentiable> {
   }];
 }
 
-def Ckpt_MatmulOp : Ckpt_InferringOp<"matmul", Ckpt_Differentiable> {
+def Ckpt_MatmulOp : Ckpt_InferringOp<"matmul",
+    [Ckpt_LowersHalfFloats] # Ckpt_DifferentiableWithScratch> {
   let summary = "batched matrix product with broadcast batch dimensions (torch.matmul)";
   let description = [{
     `lhs` is `[..., M, K]`, `rhs` is `[..., K, N]`; both have rank >= 2.
@@ -104,7 +106,7 @@ def Ckpt_MatmulOp : Ckpt_InferringOp<"matmul", Ckpt_Differentiable> {
 //===----------------------------------------------------------------------===//
 
 class Ckpt_BinaryOp<string mnemonic, string torchName>
-    : Ckpt_InferringOp<mnemonic, Ckpt_Differentiable> {
+    : Ckpt_InferringOp<mnemonic, [Ckpt_LowersHalfFloats] # Ckpt_Differentiable> {
   let summary = "elementwise " # mnemonic # " with broadcasting (" # torchName # ")";
   let description = [{
     Applies the operation elementwise after broadcasting both operands to a
@@ -142,8 +144,8 @@ def Ckpt_MulOp : Ckpt_BinaryOp<"mul", "torch.mul">;
 def Ckpt_DivOp : Ckpt_BinaryOp<"div", "torch.div">;
 
 class Ckpt_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
-    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] # Ckpt_Differentiable
-                        # traits> {
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType, Ckpt_LowersHalfFloats]
+                        # Ckpt_Differentiable # traits> {
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` for every element; the result has the
@@ -171,7 +173,8 @@ def Ckpt_SigmoidOp : Ckpt_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Ckpt_ReluOp : Ckpt_UnaryOp<"relu", "max(x, 0)">;
 def Ckpt_SiluOp : Ckpt_UnaryOp<"silu", "x * sigmoid(x)">;
 
-def Ckpt_CastOp : Ckpt_Op<"cast", [Pure, SameOperandsAndResultShape] #
+def Ckpt_CastOp : Ckpt_Op<"cast", [Pure, SameOperandsAndResultShape,
+                                   Ckpt_LowersHalfFloats] #
                                    Ckpt_Differentiable> {
   let summary = "elementwise conversion to another floating-point type (torch.Tensor.to(dtype))";
   let description = [{
@@ -193,7 +196,8 @@ def Ckpt_CastOp : Ckpt_Op<"cast", [Pure, SameOperandsAndResultShape] #
   let hasVerifier = 1;
 }
 
-def Ckpt_PowOp : Ckpt_Op<"pow", [Pure, SameOperandsAndResultType] #
+def Ckpt_PowOp : Ckpt_Op<"pow", [Pure, SameOperandsAndResultType,
+                                 Ckpt_LowersHalfFloats] #
                                 Ckpt_Differentiable> {
   let summary = "elementwise power by a constant exponent (torch.pow)";
   let description = [{
@@ -216,7 +220,8 @@ def Ckpt_PowOp : Ckpt_Op<"pow", [Pure, SameOperandsAndResultType] #
 defvar Ckpt_ClampBounds = (ins OptionalAttr<F64Attr>:$min,
                                OptionalAttr<F64Attr>:$max);
 
-def Ckpt_ClampOp : Ckpt_Op<"clamp", [Pure, SameOperandsAndResultType] #
+def Ckpt_ClampOp : Ckpt_Op<"clamp", [Pure, SameOperandsAndResultType,
+                                     Ckpt_LowersHalfFloats] #
                                     Ckpt_Differentiable> {
   let summary = "elementwise clamp into [min, max] (torch.clamp, hardtanh)";
   let description = [{
@@ -263,7 +268,8 @@ def Ckpt_GeluOp : Ckpt_UnaryOp<"gelu", "x * Phi(x)"> {
   }];
 }
 
-def Ckpt_WhereOp : Ckpt_InferringOp<"where", Ckpt_Differentiable> {
+def Ckpt_WhereOp : Ckpt_InferringOp<"where",
+    [Ckpt_LowersHalfFloats] # Ckpt_Differentiable> {
   let summary = "elementwise select with broadcasting (torch.where)";
   let description = [{
     Picks `true_value` where `condition` (an `i1` tensor) is set and
@@ -511,7 +517,7 @@ def Ckpt_ScaledDotProductAttentionOp : Ckpt_Op<"scaled_dot_product_attention", [
 // Shape
 //===----------------------------------------------------------------------===//
 
-def Ckpt_ReshapeOp : Ckpt_Op<"reshape", [Pure,
+def Ckpt_ReshapeOp : Ckpt_Op<"reshape", [Pure, Ckpt_LowersHalfFloats,
     AllElementTypesMatch<["input", "result"]>] # Ckpt_Differentiable> {
   let summary = "same elements, new shape (torch.reshape / view)";
   let description = [{
@@ -530,7 +536,8 @@ def Ckpt_ReshapeOp : Ckpt_Op<"reshape", [Pure,
   let hasVerifier = 1;
 }
 
-def Ckpt_TransposeOp : Ckpt_InferringOp<"transpose", Ckpt_Differentiable> {
+def Ckpt_TransposeOp : Ckpt_InferringOp<"transpose",
+    [Ckpt_LowersHalfFloats] # Ckpt_Differentiable> {
   let summary = "permutes dimensions (torch.permute; transpose swaps two)";
   let description = [{
     Result dimension `i` is input dimension `permutation[i]`. PyTorch's
@@ -550,7 +557,7 @@ def Ckpt_TransposeOp : Ckpt_InferringOp<"transpose", Ckpt_Differentiable> {
   }];
 }
 
-def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure,
+def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure, Ckpt_LowersHalfFloats,
     AllElementTypesMatch<["input", "result"]>] # Ckpt_Differentiable> {
   let summary = "broadcasts to a larger shape (torch.broadcast_to / expand)";
   let description = [{
@@ -570,7 +577,8 @@ def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure,
   let hasVerifier = 1;
 }
 
-def Ckpt_SliceOp : Ckpt_InferringOp<"slice", Ckpt_Differentiable> {
+def Ckpt_SliceOp : Ckpt_InferringOp<"slice",
+    [Ckpt_LowersHalfFloats] # Ckpt_Differentiable> {
   let summary = "strided slice along one dimension (x[..., start:end:step])";
   let description = [{
     Keeps indices `start, start + step, ...` below `end` along dimension
@@ -595,7 +603,8 @@ def Ckpt_SliceOp : Ckpt_InferringOp<"slice", Ckpt_Differentiable> {
   }];
 }
 
-def Ckpt_ConcatOp : Ckpt_InferringOp<"concat", Ckpt_Differentiable> {
+def Ckpt_ConcatOp : Ckpt_InferringOp<"concat",
+    [Ckpt_LowersHalfFloats] # Ckpt_Differentiable> {
   let summary = "joins tensors along one dimension (torch.cat)";
   let description = [{
     All inputs have the same rank and element type and agree on every
@@ -621,8 +630,8 @@ def Ckpt_ConcatOp : Ckpt_InferringOp<"concat", Ckpt_Differentiable> {
 
 // A sum over every dimension of a large tensor has partial sums as scratch
 // (SumSplit.h).
-class Ckpt_ReduceOp<string mnemonic, string torchName>
-    : Ckpt_InferringOp<mnemonic, Ckpt_DifferentiableWithScratch> {
+class Ckpt_ReduceOp<string mnemonic, string torchName, list<Trait> traits = []>
+    : Ckpt_InferringOp<mnemonic, traits # Ckpt_DifferentiableWithScratch> {
   let summary = "reduction over dimensions (" # torchName # ")";
   let description = [{
     Reduces `input` with `}] # torchName # [{` over `dims` (all
@@ -654,11 +663,14 @@ class Ckpt_ReduceOp<string mnemonic, string torchName>
   }];
 }
 
-def Ckpt_ReduceSumOp : Ckpt_ReduceOp<"reduce_sum", "torch.sum">;
-def Ckpt_ReduceMeanOp : Ckpt_ReduceOp<"reduce_mean", "torch.mean">;
+def Ckpt_ReduceSumOp : Ckpt_ReduceOp<"reduce_sum", "torch.sum",
+                                     [Ckpt_LowersHalfFloats]>;
+def Ckpt_ReduceMeanOp : Ckpt_ReduceOp<"reduce_mean", "torch.mean",
+                                      [Ckpt_LowersHalfFloats]>;
 def Ckpt_ReduceMaxOp : Ckpt_ReduceOp<"reduce_max", "torch.amax">;
 // The Euclidean norm, the square root of the sum of squares (ord 2).
-def Ckpt_ReduceNormOp : Ckpt_ReduceOp<"reduce_norm", "torch.linalg.vector_norm">;
+def Ckpt_ReduceNormOp : Ckpt_ReduceOp<"reduce_norm", "torch.linalg.vector_norm",
+                                      [Ckpt_LowersHalfFloats]>;
 
 //===----------------------------------------------------------------------===//
 // Lookup and losses
@@ -720,7 +732,7 @@ def Ckpt_CrossEntropyOp : Ckpt_InferringOp<"cross_entropy",
 }
 
 def Ckpt_MseLossOp : Ckpt_InferringOp<"mse_loss",
-    Ckpt_DifferentiableWithScratch> {
+    [Ckpt_LowersHalfFloats] # Ckpt_DifferentiableWithScratch> {
   let summary = "mean squared error (torch.nn.functional.mse_loss)";
   let description = [{
     Returns `mean((input - target)^2)` over all elements as a scalar tensor;
@@ -995,7 +1007,8 @@ def Ckpt_BatchNormUpdateStatsOp : Ckpt_InferringOp<"batch_norm_update_stats",
 
 class Ckpt_PointwiseGradOp<string mnemonic, string forward, string reads,
                            string formula>
-    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] # Ckpt_Costed> {
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType,
+                         Ckpt_LowersHalfFloats] # Ckpt_Costed> {
   let summary = "input gradient of ckpt." # forward;
   let description = [{
     Computes the gradient of `ckpt.}] # forward # [{`'s input from the
@@ -1022,7 +1035,8 @@ def Ckpt_ReluGradOp : Ckpt_PointwiseGradOp<"relu_grad", "relu",
 def Ckpt_AbsGradOp : Ckpt_PointwiseGradOp<"abs_grad", "abs",
     "input x", "grad * sign(x)">;
 
-def Ckpt_ClampGradOp : Ckpt_Op<"clamp_grad", [Pure, SameOperandsAndResultType]
+def Ckpt_ClampGradOp : Ckpt_Op<"clamp_grad", [Pure, SameOperandsAndResultType,
+                                              Ckpt_LowersHalfFloats]
                                               # Ckpt_Costed> {
   let summary = "input gradient of ckpt.clamp";
   let description = [{
@@ -1218,7 +1232,8 @@ def Ckpt_CrossEntropyGradOp : Ckpt_InferringOp<"cross_entropy_grad",
   }];
 }
 
-def Ckpt_MseLossGradOp : Ckpt_InferringOp<"mse_loss_grad", Ckpt_Costed> {
+def Ckpt_MseLossGradOp : Ckpt_InferringOp<"mse_loss_grad",
+    [Ckpt_LowersHalfFloats] # Ckpt_Costed> {
   let summary = "input gradient of ckpt.mse_loss";
   let description = [{
     Computes `grad * 2 * (input - target) / numel` where `grad` is the
@@ -1266,7 +1281,7 @@ def Ckpt_ReduceMaxGradOp : Ckpt_InferringOp<"reduce_max_grad",
 }
 
 def Ckpt_ReduceNormGradOp : Ckpt_InferringOp<"reduce_norm_grad",
-    Ckpt_Costed> {
+    [Ckpt_LowersHalfFloats] # Ckpt_Costed> {
   let summary = "input gradient of ckpt.reduce_norm";
   let description = [{
     `input * (grad / output)`, with `output` the Euclidean norm, and 0
@@ -1317,7 +1332,8 @@ def Ckpt_DropoutGradOp : Ckpt_Op<"dropout_grad", [Pure,
   let hasVerifier = 1;
 }
 
-def Ckpt_SliceGradOp : Ckpt_Op<"slice_grad", [Pure] # Ckpt_Costed> {
+def Ckpt_SliceGradOp : Ckpt_Op<"slice_grad", [Pure, Ckpt_LowersHalfFloats]
+                                              # Ckpt_Costed> {
   let summary = "input gradient of ckpt.slice";
   let description = [{
     Scatters `grad` back into a zero tensor of the result's (the forward
@@ -1550,7 +1566,8 @@ def Ckpt_ScaledDotProductAttentionGradOp : Ckpt_InferringOp<
 //===----------------------------------------------------------------------===//
 
 def Ckpt_CheckpointOp : Ckpt_Op<"checkpoint", [
-    IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock]> {
+    IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock,
+    Ckpt_LowersHalfFloats]> {
   let summary = "a user-marked recompute segment (torch.utils.checkpoint)";
   let description = [{
     Marks a segment of the forward graph whose activations should be
@@ -1583,7 +1600,8 @@ def Ckpt_CheckpointOp : Ckpt_Op<"checkpoint", [
 }
 
 def Ckpt_RecomputeOp : Ckpt_Op<"recompute", [
-    IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock]> {
+    IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock,
+    Ckpt_LowersHalfFloats]> {
   let summary = "forward ops run again during backward (made by ckpt-insert-recompute)";
   let description = [{
     Recomputes forward values of a checkpoint segment right before the
@@ -1615,6 +1633,7 @@ def Ckpt_RecomputeOp : Ckpt_Op<"recompute", [
 }
 
 def Ckpt_YieldOp : Ckpt_Op<"yield", [Pure, Terminator, ReturnLike,
+    Ckpt_LowersHalfFloats,
     ParentOneOf<["CheckpointOp", "RecomputeOp"]>]> {
   let summary = "returns the outputs of a checkpoint or recompute segment";
   let description = [{

@@ -23,6 +23,16 @@ namespace ckpt {
 /// Bytes one element occupies in memory.
 uint64_t getElementByteWidth(mlir::Type elementType);
 
+/// The type arithmetic on `elementType` runs in, and sums accumulate in:
+/// f32 for f16 and bf16 (PyTorch's kernels compute them so), else the type
+/// itself.
+mlir::Type getComputeType(mlir::Type elementType);
+
+/// Bytes of a tensor of `type`'s shape in its compute type, where that is
+/// wider than its element type: the accumulator a 16-bit sum or product
+/// fills before it rounds into its result. 0 otherwise.
+uint64_t getWidenedAccumulatorBytes(mlir::ShapedType type);
+
 /// Elements of a statically shaped type; nullopt when a dimension is
 /// unknown or the count does not fit 64 bits.
 std::optional<uint64_t> getStaticElementCount(mlir::ShapedType type);

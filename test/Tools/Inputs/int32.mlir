@@ -1,0 +1,3 @@
+func.func @f(%x: tensor<4xi32>) -> tensor<4xi32> {
+  return %x : tensor<4xi32>
+}
