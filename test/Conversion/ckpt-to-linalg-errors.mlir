@@ -37,10 +37,10 @@ func.func @dynamic_conv(%x: tensor<2x?x8x8xf32>, %w: tensor<8x2x3x3xf32>) -> ten
 
 // Ops whose lowering does not yet compute 16-bit floats in f32 refuse them
 // rather than sum in 16 bits.
-func.func @half_softmax(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
-  // expected-error @below {{'ckpt.softmax' on 'tensor<4x8xbf16>' does not lower yet: f32 accumulation is not built for it; cast its operands to f32 (ckpt.cast) around it}}
-  %y = ckpt.softmax %x dim = 1 : tensor<4x8xbf16>
-  return %y : tensor<4x8xbf16>
+func.func @half_layer_norm(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  // expected-error @below {{'ckpt.layer_norm' on 'tensor<4x8xbf16>' does not lower yet: f32 accumulation is not built for it; cast its operands to f32 (ckpt.cast) around it}}
+  %y:3 = ckpt.layer_norm %x normalized_shape = [8] : (tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x1xbf16>, tensor<4x1xbf16>)
+  return %y#0 : tensor<4x8xbf16>
 }
 
 // -----

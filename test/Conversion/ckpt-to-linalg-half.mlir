@@ -81,3 +81,20 @@ func.func @split_loss(%x: tensor<512x512xbf16>, %t: tensor<512x512xbf16>) -> ten
   %l = ckpt.mse_loss %x, %t : (tensor<512x512xbf16>, tensor<512x512xbf16>) -> tensor<bf16>
   return %l : tensor<bf16>
 }
+
+// -----
+
+// Softmax keeps its row maximum and sum in f32, unrounded, and rounds each
+// output once.
+// CHECK-LABEL: func.func @softmax
+//       CHECK:   %[[MAX:.+]] = linalg.generic {{.+}} ins(%arg0 : tensor<4x16xbf16>) outs(%{{.+}} : tensor<4x1xf32>)
+//       CHECK:     %[[X:.+]] = arith.extf %{{.+}} : bf16 to f32
+//       CHECK:     arith.maximumf %[[X]], %{{.+}} : f32
+//       CHECK:   %[[SUM:.+]] = linalg.generic {{.+}} ins(%arg0, %[[MAX]] : tensor<4x16xbf16>, tensor<4x1xf32>) outs(%{{.+}} : tensor<4x1xf32>)
+//       CHECK:   linalg.generic {{.+}} ins(%arg0, %[[MAX]], %[[SUM]] : tensor<4x16xbf16>, tensor<4x1xf32>, tensor<4x1xf32>) outs(%{{.+}} : tensor<4x16xbf16>)
+//       CHECK:     arith.divf
+//       CHECK:     arith.truncf %{{.+}} : f32 to bf16
+func.func @softmax(%x: tensor<4x16xbf16>) -> tensor<4x16xbf16> {
+  %y = ckpt.softmax %x dim = 1 : tensor<4x16xbf16>
+  return %y : tensor<4x16xbf16>
+}

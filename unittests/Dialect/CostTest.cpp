@@ -358,7 +358,7 @@ TEST_F(CostTest, SplitSumsKeepPartialSums) {
 
 // 16-bit products and sums accumulate in f32 tensors of their results'
 // shape, and split sums keep f32 partials: the same 1024 partials as f32
-// above, and one f32 sum.
+// above, and one f32 sum; row statistics are f32.
 TEST_F(CostTest, HalfFloatsCountTheirF32Accumulators) {
   ValueRange args =
       arguments({bf16({2, 3, 8}), bf16({16, 8}), bf16({16}),
@@ -382,6 +382,9 @@ TEST_F(CostTest, HalfFloatsCountTheirF32Accumulators) {
   EXPECT_EQ(scratch(wide), 0u);
   EXPECT_EQ(scratch(rows), 2u * 3 * 4);
   EXPECT_EQ(scratch(mean), 1024u * 4 + 4);
+  // Softmax's two statistics per row, in f32.
+  auto softmax = ckpt::SoftmaxOp::create(builder, loc, args[0], 2);
+  EXPECT_EQ(scratch(softmax), 2u * 6 * 4);
 }
 
 // The normalisation gradients' scratch: the larger of their row sums and

@@ -31,8 +31,9 @@ def CkptToLinalgPass : Pass<"ckpt-to-linalg", "::mlir::ModuleOp"> {
     become `ckptGemmF16`/`ckptGemmBF16` calls with f32 C. Only ops with the
     `LowersHalfFloats` trait take 16-bit operands or results: elementwise
     ops and their gradients, shape ops, `linear`, `matmul`, `reduce_sum`,
-    `reduce_mean`, `reduce_norm` and `mse_loss`; any other is an error at
-    its location.
+    `reduce_mean`, `reduce_norm`, `mse_loss`, `softmax`, `log_softmax`
+    (their row statistics in f32) and `dropout` (its mask drawn in f32), and
+    their gradients; any other is an error at its location.
 
     Shapes must be static. Ops this lowering does not handle yet (`print`,
     `all_reduce`, `index_add`, dropout without explicit random state) are

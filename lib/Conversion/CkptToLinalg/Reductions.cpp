@@ -13,6 +13,7 @@
 
 #include "ckpt/Conversion/CkptToLinalg/CkptToLinalg.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
+#include "ckpt/Dialect/Ckpt/IR/TensorSize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -32,6 +33,12 @@ RankedTensorType keptType(RankedTensorType type, ArrayRef<int64_t> dims) {
   for (int64_t d : dims)
     shape[d] = 1;
   return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// keptType in the compute type: the row statistics of softmax-like ops,
+/// f32 for 16-bit inputs, which the outputs read unrounded.
+RankedTensorType statisticType(RankedTensorType type, ArrayRef<int64_t> dims) {
+  return keptType(type, dims).clone(getComputeType(type.getElementType()));
 }
 
 /// A reduction's result (or its gradient) with the reduced dimensions kept
@@ -66,7 +73,7 @@ Value maxOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
   return buildReduction(b, loc, type, input, dims, result, kNegInfinity,
                         [&](OpBuilder &nb, Location nl, ValueRange args) {
                           ScalarBuilder s{nb, nl, result.getElementType()};
-                          return s.max(args[0], args[1]);
+                          return s.max(s.convert(args[0]), args[1]);
                         });
 }
 
@@ -159,7 +166,7 @@ struct SoftmaxParts {
 SoftmaxParts softmaxParts(OpBuilder &b, Location loc, Value input,
                           int64_t dim) {
   auto type = cast<RankedTensorType>(input.getType());
-  RankedTensorType kept = keptType(type, {dim});
+  RankedTensorType kept = statisticType(type, {dim});
   Value max = maxOver(b, loc, input, {dim}, kept);
   Value sum = buildSum(b, loc, type, {input, max}, {dim}, kept,
                       [](ScalarBuilder &s, ValueRange x) {
@@ -190,11 +197,11 @@ FailureOr<SmallVector<Value>> lowerSoftmaxGrad(SoftmaxGradOp op,
   RankedTensorType type = op.getType();
   Location loc = op.getLoc();
   int64_t dim = op.getDim();
-  Value dot = buildSum(rewriter, loc, type, {op.getGrad(), op.getForward()},
-                      {dim}, keptType(type, {dim}),
-                      [](ScalarBuilder &s, ValueRange x) {
-                        return s.mul(x[0], x[1]);
-                      });
+  Value dot =
+      buildSum(rewriter, loc, type, {op.getGrad(), op.getForward()}, {dim},
+               statisticType(type, {dim}), [](ScalarBuilder &s, ValueRange x) {
+                 return s.mul(x[0], x[1]);
+               });
   return SmallVector<Value>{buildMap(
       rewriter, loc, type, {op.getGrad(), op.getForward(), dot},
       [&](ScalarBuilder &s, ValueRange x) {
@@ -209,7 +216,7 @@ FailureOr<SmallVector<Value>> lowerLogSoftmaxGrad(LogSoftmaxGradOp op,
   Location loc = op.getLoc();
   int64_t dim = op.getDim();
   Value total = buildSum(rewriter, loc, type, op.getGrad(), {dim},
-                        keptType(type, {dim}), identity);
+                         statisticType(type, {dim}), identity);
   return SmallVector<Value>{buildMap(
       rewriter, loc, type, {op.getGrad(), op.getForward(), total},
       [&](ScalarBuilder &s, ValueRange x) {

@@ -234,11 +234,13 @@ static uint64_t bytes(Value value) {
 }
 
 /// Bytes of `count` statistics per row of `value` along `dim` (one value per
-/// position of the other dimensions).
+/// position of the other dimensions), in the compute type (f32 for 16-bit
+/// values).
 static uint64_t rowStatistics(Value value, int64_t dim, uint64_t count) {
   auto type = cast<RankedTensorType>(value.getType());
-  return times(count, bytes(value) /
-                          std::max<int64_t>(type.getDimSize(dim), 1));
+  uint64_t rows = elements(value) / std::max<int64_t>(type.getDimSize(dim), 1);
+  return times(times(count, rows),
+               getElementByteWidth(getComputeType(type.getElementType())));
 }
 
 // Softmax and log_softmax: the row maximum and the sum of exponentials.

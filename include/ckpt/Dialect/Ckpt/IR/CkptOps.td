@@ -296,7 +296,7 @@ def Ckpt_WhereOp : Ckpt_InferringOp<"where",
 //===----------------------------------------------------------------------===//
 
 class Ckpt_SoftmaxLikeOp<string mnemonic, string torchName>
-    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] #
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType, Ckpt_LowersHalfFloats] #
                         Ckpt_DifferentiableWithScratch> {
   let summary = torchName # " along one dimension";
   let description = [{
@@ -396,7 +396,7 @@ def Ckpt_RmsNormOp : Ckpt_InferringOp<"rms_norm", Ckpt_Differentiable> {
 def Ckpt_RandomResource : Resource<"::ckpt::RandomResource">;
 
 def Ckpt_DropoutOp : Ckpt_Op<"dropout", [
-    AllTypesMatch<["input", "result"]>,
+    AllTypesMatch<["input", "result"]>, Ckpt_LowersHalfFloats,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<Ckpt_RandomOpInterface, ["getNumCounters"]>] #
     Ckpt_Differentiable> {
@@ -1085,7 +1085,7 @@ def Ckpt_GeluGradOp : Ckpt_PointwiseGradOp<"gelu_grad", "gelu", "input x",
 }
 
 class Ckpt_SoftmaxLikeGradOp<string mnemonic, string forward, string formula>
-    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType] #
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType, Ckpt_LowersHalfFloats] #
                         Ckpt_CostedWithScratch> {
   let summary = "input gradient of ckpt." # forward;
   let description = [{
@@ -1310,7 +1310,7 @@ def Ckpt_ReduceNormGradOp : Ckpt_InferringOp<"reduce_norm_grad",
 }
 
 def Ckpt_DropoutGradOp : Ckpt_Op<"dropout_grad", [Pure,
-    AllTypesMatch<["grad", "result"]>] # Ckpt_Costed> {
+    AllTypesMatch<["grad", "result"]>, Ckpt_LowersHalfFloats] # Ckpt_Costed> {
   let summary = "input gradient of an explicit ckpt.dropout";
   let description = [{
     Regenerates the mask of the explicit `ckpt.dropout` with the same `rng`
