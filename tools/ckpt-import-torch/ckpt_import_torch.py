@@ -191,8 +191,10 @@ def _stderr_silenced():
         os.close(saved)
 
 
-def _export(module, example_inputs):
-    """The module's exported program, decomposed."""
+def _export(module, example_inputs, autocast=None):
+    """The module's exported program, decomposed; under CPU autocast to
+    `autocast` (a 16-bit dtype) when given, whose casts the decomposition
+    makes explicit `_to_copy` ops."""
     if tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2]) < \
             MINIMUM_TORCH:
         raise ImportFailure(
@@ -207,7 +209,9 @@ def _export(module, example_inputs):
                 torch.fx.traceback.preserve_node_meta():
             exported = torch.export.export(module, tuple(example_inputs),
                                            strict=False)
-        return exported.run_decompositions(_decompositions())
+        with torch.autocast("cpu", dtype=autocast) if autocast else \
+                contextlib.nullcontext():
+            return exported.run_decompositions(_decompositions())
     except ImportFailure:
         raise
     except Exception as error:  # the user's code failed under export
@@ -428,7 +432,20 @@ class PyTorchCalls:
 # ---------------------------------------------------------------------------
 
 _ELEMENT_TYPES = {torch.float32: "f32", torch.float64: "f64",
+                  torch.float16: "f16", torch.bfloat16: "bf16",
                   torch.int64: "i64", torch.bool: "i1"}
+
+# The autocast dtypes of --autocast.
+_AUTOCAST_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def _numpy(tensor):
+    """`tensor` as a NumPy array, bf16 (which NumPy lacks) as its uint16
+    bits, as ckpt-run reads a bf16 .npy file."""
+    tensor = tensor.detach().cpu()
+    if tensor.dtype == torch.bfloat16:
+        return tensor.view(torch.int16).numpy().view(np.uint16)
+    return tensor.numpy()
 
 
 def _tensor_type(shape, dtype):
@@ -447,6 +464,15 @@ def _mlir_string(text):
     return '"' + "".join(out) + '"'
 
 
+def _values(tensor):
+    """`tensor`'s values as a NumPy array, bf16 widened exactly to f32 (for
+    literals; _numpy keeps its bits)."""
+    tensor = tensor.detach().cpu()
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.float()
+    return tensor.numpy()
+
+
 def _float_literal(value, dtype):
     if math.isfinite(value):
         text = repr(float(value) if dtype == torch.float64 else
@@ -457,6 +483,9 @@ def _float_literal(value, dtype):
         return mantissa + e + exponent
     if dtype == torch.float64:
         return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+    if dtype in (torch.float16, torch.bfloat16):
+        bits = torch.tensor(value, dtype=dtype).view(torch.int16).item()
+        return "0x%04X" % (bits & 0xFFFF)
     return "0x%08X" % struct.unpack("<I", struct.pack("<f", value))[0]
 
 
@@ -622,9 +651,9 @@ def _atomic_write(path, write):
 
 
 class _Importer:
-    def __init__(self, module, example_inputs, function_name):
+    def __init__(self, module, example_inputs, function_name, autocast):
         self.function_name = function_name
-        self.exported = _export(module, example_inputs)
+        self.exported = _export(module, example_inputs, autocast)
         self.graph = self.exported.graph_module.graph
         signature = self.exported.graph_signature
         # placeholder name -> (kind, name in the module)
@@ -771,7 +800,7 @@ class _Importer:
             raise _Unsupported(f"non-tensor value {tensor!r} used as a tensor")
         if tensor.dtype not in _ELEMENT_TYPES:
             raise _Unsupported(f"element type {tensor.dtype}")
-        array = tensor.detach().cpu().numpy()
+        array = _numpy(tensor)
         key = (array.dtype.str, array.shape, array.tobytes())
         flat = array.reshape(-1)
         if array.size > INLINE_CONSTANT_LIMIT and not (flat == flat[0]).all():
@@ -784,7 +813,8 @@ class _Importer:
             value = _Value(self._fresh(name), array.shape, tensor.dtype)
             self.scope.constant_lines.append(
                 f"%{value.name} = arith.constant "
-                f"{_dense_literal(array, tensor.dtype)} : {value.type}")
+                f"{_dense_literal(_values(tensor), tensor.dtype)} : "
+                f"{value.type}")
             self.scope.constants[key] = value
         return self.scope.constants[key]
 
@@ -803,16 +833,14 @@ class _Importer:
             value = self.values[node]
             if kind == kinds.PARAMETER:
                 name = self.first_names[id(self.module.get_parameter(target))]
-                made = (name, value.detach().cpu().numpy(), "parameter",
-                        " {ckpt.param}")
+                made = (name, _numpy(value), "parameter", " {ckpt.param}")
             elif kind == kinds.BUFFER:
                 # A copy: training the module later updates the buffer in
                 # place, and the arguments must hold the values it was
                 # imported with.
-                made = (target, value.detach().cpu().numpy().copy(),
-                        "buffer", "")
+                made = (target, _numpy(value).copy(), "buffer", "")
             else:
-                made = (node.name, value.numpy(), "input", "")
+                made = (node.name, _numpy(value), "input", "")
             name, array, kind_name, attributes = made
             self.argument_values[node] = self._argument(
                 name, array, value.dtype, kind_name, attributes)
@@ -870,7 +898,8 @@ class _Importer:
                         value.dtype not in _ELEMENT_TYPES:
                     raise ImportFailure(
                         f"input '{node.name}' must be a tensor of "
-                        f"float32, float64, int64 or bool")
+                        f"float32, float64, float16, bfloat16, int64 or "
+                        f"bool")
                 self.env[node] = self._placeholder(node)
         values = [self.values.get(r) if isinstance(r, torch.fx.Node) else r
                   for r in self.results]
@@ -2026,18 +2055,28 @@ _CONVERTERS = {
 
 
 def import_module(module, example_inputs, function_name="forward",
-                  record_calls=False):
+                  record_calls=False, autocast=None):
     """Imports `module` (in training mode) exported on `example_inputs` (a
     tuple of tensors, one per forward argument). Returns a TorchImport;
     raises ImportFailure naming what cannot be imported and where. With
     `record_calls`, the module also runs in PyTorch and the MLIR module
     carries PyTorch's op calls and which call makes each op's value
-    (`ckpt.torch_calls`, for ckpt-export-torch-plan)."""
+    (`ckpt.torch_calls`, for ckpt-export-torch-plan). With `autocast`
+    (torch.bfloat16 or torch.float16), the forward is the one
+    `torch.autocast("cpu", dtype=autocast)` runs, its casts explicit
+    `ckpt.cast` ops."""
     if not function_name.replace("_", "a").isalnum():
         raise ImportFailure(f"function name '{function_name}' is not an "
                             "identifier")
+    if autocast is not None and autocast not in _AUTOCAST_DTYPES.values():
+        raise ImportFailure(f"autocast to {autocast}: only torch.bfloat16 "
+                            "and torch.float16 are autocast dtypes")
+    if autocast is not None and record_calls:
+        raise ImportFailure("recording PyTorch's calls under autocast is not "
+                            "supported yet: import without --record-calls")
     module.train()
-    importer = _Importer(module, tuple(example_inputs), function_name)
+    importer = _Importer(module, tuple(example_inputs), function_name,
+                         autocast)
     result = importer.import_()
     if record_calls:
         buffers = [(b, b.clone()) for b in module.buffers()]
@@ -2067,6 +2106,8 @@ def import_module(module, example_inputs, function_name="forward",
 
 _DTYPES = {"float32": torch.float32, "f32": torch.float32,
            "float64": torch.float64, "f64": torch.float64,
+           "float16": torch.float16, "f16": torch.float16,
+           "bfloat16": torch.bfloat16, "bf16": torch.bfloat16,
            "int64": torch.int64, "i64": torch.int64, "bool": torch.bool,
            "i1": torch.bool}
 
@@ -2120,13 +2161,17 @@ def _example_input(shape, dtype, bound):
     return torch.zeros(shape, dtype=dtype)
 
 
-def _write_reference(module, inputs, result, directory):
+def _write_reference(module, inputs, result, directory, autocast=None):
     """PyTorch's loss and gradients for the example inputs as
     DIR/result0.npy and DIR/gradN.npy, N the parameter's argument number,
     and the buffers' updated values as DIR/resultK.npy, K = 1, 2, ... in
-    the order the function returns them (ckpt-run --reference DIR)."""
+    the order the function returns them (ckpt-run --reference DIR); the
+    forward under CPU autocast to `autocast` when given, as PyTorch's AMP
+    runs it (backward outside, as autocast's documentation asks)."""
     module.zero_grad()
-    loss = module(*inputs)
+    with torch.autocast("cpu", dtype=autocast) if autocast else \
+            contextlib.nullcontext():
+        loss = module(*inputs)
     # Taken before backward: recomputing a checkpointed batch norm in
     # PyTorch updates its running statistics a second time.
     buffers = dict(module.named_buffers())
@@ -2138,14 +2183,14 @@ def _write_reference(module, inputs, result, directory):
     os.makedirs(directory, exist_ok=True)
     for position, value in enumerate(returned):
         _atomic_write(os.path.join(directory, f"result{position}.npy"),
-                      lambda f, v=value: np.save(f, v.numpy()))
+                      lambda f, v=value: np.save(f, _numpy(v)))
     for index, (name, kind, _) in enumerate(result.arguments):
         if kind == "parameter":
             gradient = parameters[name].grad
             gradient = torch.zeros_like(parameters[name]) if gradient is None \
                 else gradient
             _atomic_write(os.path.join(directory, f"grad{index}.npy"),
-                          lambda f, g=gradient: np.save(f, g.numpy()))
+                          lambda f, g=gradient: np.save(f, _numpy(g)))
 
 
 def load_model(spec, arguments=(), input_shapes=(), seed=0):
@@ -2235,6 +2280,13 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of torch's generator before the module is "
                              "constructed (initial weights; default 0)")
+    parser.add_argument("--autocast", choices=sorted(_AUTOCAST_DTYPES),
+                        help="import the forward that torch.autocast("
+                             "\"cpu\", dtype=...) runs (bf16 or f16): its "
+                             "casts become ckpt.cast ops, so the ops autocast "
+                             "narrows compute in 16 bits, their recompute "
+                             "too; --reference runs PyTorch's forward under "
+                             "the same autocast")
     parser.add_argument("--record-calls", action="store_true",
                         help="also run the module in PyTorch and record its "
                              "op calls and which one makes each value, so "
@@ -2248,7 +2300,9 @@ def main(argv=None):
         module, inputs = load_model(args.model, args.arg, args.input_shape,
                                     args.seed)
         name = args.function or args.model.rpartition(":")[2].lower()
-        result = import_module(module, inputs, name, args.record_calls)
+        autocast = _AUTOCAST_DTYPES.get(args.autocast)
+        result = import_module(module, inputs, name, args.record_calls,
+                               autocast)
         _validate(result.text)
         if args.reference and "ckpt.dropout" in result.text:
             raise ImportFailure(
@@ -2262,7 +2316,7 @@ def main(argv=None):
         if args.weights:
             result.write_weights(args.weights, with_inputs=bool(args.reference))
         if args.reference:
-            _write_reference(module, inputs, result, args.reference)
+            _write_reference(module, inputs, result, args.reference, autocast)
     except ImportFailure as failure:
         print(f"ckpt-import-torch: error: {failure}", file=sys.stderr)
         return 1

@@ -295,7 +295,9 @@ def saved(options):
     documented ones, which it lists."""
     model, inputs = ckpt_import_torch.load_model(options.model, options.arg,
                                                  options.input)
-    imported = ckpt_import_torch.import_module(model, inputs, "model")
+    autocast = {"bf16": torch.bfloat16, None: None}[options.autocast]
+    imported = ckpt_import_torch.import_module(model, inputs, "model",
+                                               autocast=autocast)
     run = subprocess.run(["ckpt-opt", "-", "--ckpt-pipeline=strategy=none",
                           "--ckpt-report=format=json", "-o", os.devnull],
                          input=imported.text, capture_output=True, text=True,
@@ -351,6 +353,9 @@ def main():
     parser.add_argument("model")
     parser.add_argument("--input", action="append", default=[])
     parser.add_argument("--arg", action="append", default=[])
+    # The program exported under autocast runs its casts as ops: autograd
+    # saves what it saves under torch.autocast.
+    parser.add_argument("--autocast", choices=["bf16"])
     options = parser.parse_args()
     saved(options)
 
