@@ -2161,13 +2161,16 @@ def _example_input(shape, dtype, bound):
     return torch.zeros(shape, dtype=dtype)
 
 
-def _write_reference(module, inputs, result, directory, autocast=None):
+def _write_reference(module, inputs, result, directory, autocast=None,
+                     loss_scale=1.0):
     """PyTorch's loss and gradients for the example inputs as
     DIR/result0.npy and DIR/gradN.npy, N the parameter's argument number,
     and the buffers' updated values as DIR/resultK.npy, K = 1, 2, ... in
     the order the function returns them (ckpt-run --reference DIR); the
     forward under CPU autocast to `autocast` when given, as PyTorch's AMP
-    runs it (backward outside, as autocast's documentation asks)."""
+    runs it (backward outside, as autocast's documentation asks). With a
+    `loss_scale`, the gradients are GradScaler's: backward from the loss
+    times the scale, each gradient then times its inverse."""
     module.zero_grad()
     with torch.autocast("cpu", dtype=autocast) if autocast else \
             contextlib.nullcontext():
@@ -2177,7 +2180,12 @@ def _write_reference(module, inputs, result, directory, autocast=None):
     buffers = dict(module.named_buffers())
     returned = [loss.detach().clone()] + [buffers[name].detach().clone()
                                           for name in result.updated_buffers]
-    loss.backward()
+    (loss * loss_scale if loss_scale != 1.0 else loss).backward()
+    if loss_scale != 1.0:
+        with torch.no_grad():
+            for parameter in module.parameters():
+                if parameter.grad is not None:
+                    parameter.grad.mul_(1.0 / loss_scale)
     # Every name of a shared parameter (a tied LM head's) finds it.
     parameters = dict(module.named_parameters(remove_duplicate=False))
     os.makedirs(directory, exist_ok=True)
@@ -2287,6 +2295,13 @@ def main(argv=None):
                              "narrows compute in 16 bits, their recompute "
                              "too; --reference runs PyTorch's forward under "
                              "the same autocast")
+    parser.add_argument("--loss-scale", type=float, default=1.0,
+                        metavar="S",
+                        help="with --reference: PyTorch's gradients as "
+                             "GradScaler makes them with the static scale S "
+                             "(backward from S times the loss, gradients "
+                             "times 1/S), for a step built with ckpt-opt's "
+                             "loss-scale=S")
     parser.add_argument("--record-calls", action="store_true",
                         help="also run the module in PyTorch and record its "
                              "op calls and which one makes each value, so "
@@ -2297,6 +2312,14 @@ def main(argv=None):
         if args.reference and not args.weights:
             raise ImportFailure("--reference needs --weights: the gradients "
                                 "are for those weights and inputs")
+        if args.loss_scale != 1.0 and not args.reference:
+            raise ImportFailure("--loss-scale scales the --reference "
+                                "gradients: give --reference too")
+        if not args.loss_scale > 0 or \
+                math.frexp(args.loss_scale)[0] != 0.5:
+            raise ImportFailure(f"--loss-scale must be a positive power of "
+                                f"two, as ckpt-opt's loss-scale; got "
+                                f"{args.loss_scale:g}")
         module, inputs = load_model(args.model, args.arg, args.input_shape,
                                     args.seed)
         name = args.function or args.model.rpartition(":")[2].lower()
@@ -2316,7 +2339,8 @@ def main(argv=None):
         if args.weights:
             result.write_weights(args.weights, with_inputs=bool(args.reference))
         if args.reference:
-            _write_reference(module, inputs, result, args.reference, autocast)
+            _write_reference(module, inputs, result, args.reference, autocast,
+                             args.loss_scale)
     except ImportFailure as failure:
         print(f"ckpt-import-torch: error: {failure}", file=sys.stderr)
         return 1

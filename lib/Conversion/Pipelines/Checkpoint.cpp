@@ -17,6 +17,7 @@ void ckpt::buildCheckpointPipeline(OpPassManager &pm,
   pm.addPass(createCkptThreadRngPass());
   CkptAutodiffPassOptions autodiff;
   autodiff.keepForward = false;
+  autodiff.lossScale = options.lossScale;
   pm.addPass(createCkptAutodiffPass(autodiff));
   CkptPlanPassOptions plan;
   plan.strategy = options.strategy;

@@ -127,6 +127,12 @@ struct CheckpointPipelineOptions
                      "their activations at backward's start count this many "
                      "times in the peak, parameters and gradients once"),
       llvm::cl::init(1)};
+  Option<double> lossScale{
+      *this, "loss-scale",
+      llvm::cl::desc("Scale the loss by this power of two for backward and "
+                     "unscale the parameters' gradients (ckpt-autodiff; "
+                     "static loss scaling for f16)"),
+      llvm::cl::init(1)};
   Option<bool> lower{*this, "lower",
                      llvm::cl::desc("Also lower the result to the LLVM dialect "
                                     "(ckpt-lower-to-llvm)"),

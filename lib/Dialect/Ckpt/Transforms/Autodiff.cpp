@@ -14,8 +14,11 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <cmath>
 
 namespace ckpt {
 #define GEN_PASS_DEF_CKPTAUTODIFFPASS
@@ -78,8 +81,8 @@ struct CreatedOps : OpBuilder::Listener {
 /// Builds the backward part of one training step.
 class Differentiator {
 public:
-  explicit Differentiator(func::FuncOp step)
-      : step(step), builder(step.getContext()) {
+  Differentiator(func::FuncOp step, double lossScale)
+      : step(step), lossScale(lossScale), builder(step.getContext()) {
     builder.setListener(&created);
   }
 
@@ -99,8 +102,10 @@ private:
                                  ArrayRef<bool> needsGrad,
                                  ArrayRef<Operation *> newOps);
   void exportSegmentValues();
+  Value unscale(Value grad);
 
   func::FuncOp step;
+  double lossScale;
   OpBuilder builder;
   CreatedOps created;
   llvm::DenseSet<Value> varied, useful;
@@ -304,6 +309,18 @@ void Differentiator::exportSegmentValues() {
   }
 }
 
+/// The gradient of a loss scaled by a power of two, unscaled exactly in the
+/// gradient's own type, as GradScaler unscales before the optimizer.
+Value Differentiator::unscale(Value grad) {
+  auto type = cast<RankedTensorType>(grad.getType());
+  auto scalar = RankedTensorType::get({}, type.getElementType());
+  Value inverse = arith::ConstantOp::create(
+      builder, grad.getLoc(), scalar,
+      DenseElementsAttr::get(
+          scalar, builder.getFloatAttr(type.getElementType(), 1 / lossScale)));
+  return MulOp::create(builder, grad.getLoc(), grad, inverse);
+}
+
 LogicalResult Differentiator::run() {
   Block &entry = step.getBody().front();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
@@ -321,8 +338,8 @@ LogicalResult Differentiator::run() {
     auto type = cast<RankedTensorType>(loss.getType());
     grads[loss] = arith::ConstantOp::create(
         builder, loss.getLoc(), type,
-        DenseElementsAttr::get(type,
-                               builder.getFloatAttr(type.getElementType(), 1.0)));
+        DenseElementsAttr::get(
+            type, builder.getFloatAttr(type.getElementType(), lossScale)));
     if (failed(differentiate(entry)))
       return failure();
   }
@@ -343,7 +360,8 @@ LogicalResult Differentiator::run() {
           builder, step.getLoc(), type,
           DenseElementsAttr::get(
               type, builder.getFloatAttr(type.getElementType(), 0.0)));
-    }
+    } else if (lossScale != 1.0)
+      grad = unscale(grad);
     results.push_back(grad);
   }
   // The step consumes its random numbers: it returns each random state
@@ -391,6 +409,43 @@ struct CkptAutodiffPass
         return signalPassFailure();
   }
 
+  /// The scale seeds the loss's gradient and unscales the parameters'
+  /// gradients: both must be exact in their types.
+  LogicalResult checkLossScale(func::FuncOp forward, Type lossType) {
+    int exponent;
+    if (!(lossScale > 0) || std::frexp(lossScale, &exponent) != 0.5)
+      return forward.emitOpError()
+             << "cannot scale its loss by " << lossScale
+             << ": loss-scale must be a positive power of two, so that "
+                "unscaling the gradients is exact";
+    if (lossScale == 1.0)
+      return success();
+    auto fits = [&](Type type, double value) {
+      bool losesInfo;
+      APFloat converted(value);
+      return converted.convert(cast<FloatType>(type).getFloatSemantics(),
+                               APFloat::rmNearestTiesToEven,
+                               &losesInfo) == APFloat::opOK &&
+             !losesInfo;
+    };
+    if (!fits(lossType, lossScale))
+      return forward.emitOpError()
+             << "cannot scale its loss by " << lossScale << ": the scale is "
+             << "not representable in the loss's " << lossType;
+    for (BlockArgument arg : forward.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (type && isParameter(forward, arg.getArgNumber()) &&
+          isa<FloatType>(type.getElementType()) &&
+          !fits(type.getElementType(), 1 / lossScale))
+        return forward.emitOpError()
+               << "cannot scale its loss by " << lossScale << ": parameter "
+               << arg.getArgNumber() << "'s " << type.getElementType()
+               << " cannot represent 1/" << lossScale
+               << " to unscale its gradient";
+    }
+    return success();
+  }
+
   LogicalResult buildTrainingStep(ModuleOp module, func::FuncOp forward) {
     if (forward.isExternal())
       return forward.emitOpError("has no body to differentiate");
@@ -419,6 +474,8 @@ struct CkptAutodiffPass
                << " must be a ranked tensor to be returned from the training "
                   "step, but is "
                << result;
+    if (failed(checkLossScale(forward, loss.getElementType())))
+      return failure();
     std::string name = (forward.getSymName() + "_train").str();
     if (module.lookupSymbol(name))
       return forward.emitOpError()
@@ -430,7 +487,7 @@ struct CkptAutodiffPass
     auto step = cast<func::FuncOp>(builder.clone(*forward));
     step.setSymName(name);
     step->setAttr(CkptDialect::kTrainingStepAttrName, builder.getUnitAttr());
-    if (failed(Differentiator(step).run())) {
+    if (failed(Differentiator(step, lossScale).run())) {
       step.erase();
       return failure();
     }

@@ -74,11 +74,21 @@ def CkptAutodiffPass : Pass<"ckpt-autodiff", "::mlir::ModuleOp"> {
       segment that backward reads are returned from it as extra results, so
       they show up as the segment's saved tensors.
 
+    - With `loss-scale=S` (a power of two), backward starts from S instead
+      of 1 and every parameter's gradient is multiplied by 1/S before it is
+      returned: static loss scaling, for f16 steps whose small gradients
+      would otherwise flush to zero. Scaling by a power of two is exact, so
+      an f32 step's gradients are the unscaled step's bit for bit unless
+      they overflow or are subnormal.
+
     The training step carries the unit attribute `ckpt.training_step`.
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"\"",
            "Differentiate only this function (default: every forward graph)">,
+    Option<"lossScale", "loss-scale", "double", /*default=*/"1",
+           "Scale the loss by this power of two for backward and unscale "
+           "the parameters' gradients (static loss scaling for f16)">,
     Option<"keepForward", "keep-forward", "bool", /*default=*/"true",
            "Keep the forward function next to its training step">
   ];
