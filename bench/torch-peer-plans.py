@@ -18,9 +18,7 @@ from DIR/bin, default build/)
 """
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 import torch
@@ -36,6 +34,7 @@ import llama  # noqa: E402
 import mlp_stack  # noqa: E402
 import resnet  # noqa: E402
 import unet  # noqa: E402
+from ckpt_plans import plan as ckpt_plan  # noqa: E402
 from torch_min_cut import min_cut_plan  # noqa: E402
 
 
@@ -59,28 +58,6 @@ def models():
            lambda: (images(), tokens(10, (8,))))
     yield ("FCN, width 16, 8x3x32x32", lambda: fcn.Fcn(),
            lambda: (images(), tokens(5, (8, 32, 32))))
-
-
-def ckpt_plan(ckpt_opt, text, plan):
-    run = subprocess.run(
-        [ckpt_opt, "-", f"--ckpt-pipeline={plan}",
-         "--ckpt-report=format=json", "-o", os.devnull],
-        input=text, capture_output=True, text=True)
-    if run.returncode != 0:
-        sys.exit(f"ckpt-opt --ckpt-pipeline={plan} failed:\n{run.stderr}")
-    report = json.loads(run.stdout)[0]
-    # Inputs (and views of them, whose bytes are theirs) are live throughout
-    # and PyTorch does not count them (primals); each buffer counts once.
-    inputs = {}
-    for tensor in report["saved_tensors"]:
-        buffer = tensor["views"] or tensor["producer"]
-        if tensor["kind"] == "activation" and buffer.startswith("argument"):
-            inputs[buffer] = tensor["bytes"]
-    inputs = sum(inputs.values())
-    return {"saved": report["saved_totals"]["activations"]["bytes"] - inputs,
-            "flops": report["compute"]["recompute"]["flops"],
-            "forward": report["compute"]["forward"]["flops"],
-            "peak": report["peak"]["bytes"]}
 
 
 def main():

@@ -221,7 +221,7 @@ def _importer():
 
 
 def plan(module, example_inputs, budget=None, strategy="auto", modules=None,
-         ckpt_opt=None, keep=None, microbatches_in_flight=1):
+         ckpt_opt=None, keep=None, microbatches_in_flight=1, autocast=None):
     """Imports `module` (whose forward returns the loss) on
     `example_inputs`, plans its training step with ckpt-opt (`strategy`
     under `budget`, bytes as an int or ckpt-opt's spelling: "2GiB",
@@ -231,7 +231,10 @@ def plan(module, example_inputs, budget=None, strategy="auto", modules=None,
     the parameters once), and returns the module with the plan applied.
     `ckpt_opt` is the ckpt-opt to run (default: $CKPT_OPT, PATH, the
     repository's build). With `keep` (a directory), the step, the plan and
-    ckpt-opt's report are written there."""
+    ckpt-opt's report are written there. With `autocast` (torch.bfloat16
+    or torch.float16), the plan is for the forward that
+    `torch.autocast("cpu", dtype=autocast)` runs, its casts included: train
+    under that autocast."""
     if (not isinstance(microbatches_in_flight, int)
             or isinstance(microbatches_in_flight, bool)
             or microbatches_in_flight < 1):
@@ -240,7 +243,8 @@ def plan(module, example_inputs, budget=None, strategy="auto", modules=None,
     importer = _importer()
     try:
         imported = importer.import_module(module, tuple(example_inputs),
-                                          "model", record_calls=True)
+                                          "model", record_calls=True,
+                                          autocast=autocast)
     except importer.ImportFailure as failure:
         raise PlanError(f"cannot import the module: {failure}") from None
     pipeline = f"strategy={strategy}"

@@ -191,6 +191,12 @@ def _stderr_silenced():
         os.close(saved)
 
 
+def _autocast(dtype):
+    """CPU autocast to `dtype`, or nothing when it is None."""
+    return torch.autocast("cpu", dtype=dtype) if dtype else \
+        contextlib.nullcontext()
+
+
 def _export(module, example_inputs, autocast=None):
     """The module's exported program, decomposed; under CPU autocast to
     `autocast` (a 16-bit dtype) when given, whose casts the decomposition
@@ -209,8 +215,7 @@ def _export(module, example_inputs, autocast=None):
                 torch.fx.traceback.preserve_node_meta():
             exported = torch.export.export(module, tuple(example_inputs),
                                            strict=False)
-        with torch.autocast("cpu", dtype=autocast) if autocast else \
-                contextlib.nullcontext():
+        with _autocast(autocast):
             return exported.run_decompositions(_decompositions())
     except ImportFailure:
         raise
@@ -295,9 +300,10 @@ class PyTorchCalls:
     [first, end) and its tensor inputs' storages; the storages autograd
     saves and the module call saving each; the storages each op call
     writes in place (checkpointing cannot cache an output whose storage
-    its call or a later one writes)."""
+    its call or a later one writes). Under CPU autocast to `autocast` when
+    given, whose casts are calls too."""
 
-    def __init__(self, module, example_inputs):
+    def __init__(self, module, example_inputs, autocast=None):
         from torch.utils._python_dispatch import TorchDispatchMode
         from torch.utils._pytree import tree_leaves
         ignored = torch.utils.checkpoint.SAC_IGNORED_OPS
@@ -363,7 +369,7 @@ class PyTorchCalls:
             with torch.enable_grad(), \
                     torch.autograd.graph.saved_tensors_hooks(pack,
                                                              lambda t: t), \
-                    Recording():
+                    _autocast(autocast), Recording():
                 module(*example_inputs)
         finally:
             for hook in hooks:
@@ -2071,9 +2077,6 @@ def import_module(module, example_inputs, function_name="forward",
     if autocast is not None and autocast not in _AUTOCAST_DTYPES.values():
         raise ImportFailure(f"autocast to {autocast}: only torch.bfloat16 "
                             "and torch.float16 are autocast dtypes")
-    if autocast is not None and record_calls:
-        raise ImportFailure("recording PyTorch's calls under autocast is not "
-                            "supported yet: import without --record-calls")
     module.train()
     importer = _Importer(module, tuple(example_inputs), function_name,
                          autocast)
@@ -2082,7 +2085,7 @@ def import_module(module, example_inputs, function_name="forward",
         buffers = [(b, b.clone()) for b in module.buffers()]
         with torch.random.fork_rng(devices=[]):
             torch.set_rng_state(importer.rng_state)
-            calls = PyTorchCalls(module, tuple(example_inputs))
+            calls = PyTorchCalls(module, tuple(example_inputs), autocast)
         with torch.no_grad():
             for buffer, value in buffers:
                 buffer.copy_(value)
@@ -2172,8 +2175,7 @@ def _write_reference(module, inputs, result, directory, autocast=None,
     `loss_scale`, the gradients are GradScaler's: backward from the loss
     times the scale, each gradient then times its inverse."""
     module.zero_grad()
-    with torch.autocast("cpu", dtype=autocast) if autocast else \
-            contextlib.nullcontext():
+    with _autocast(autocast):
         loss = module(*inputs)
     # Taken before backward: recomputing a checkpointed batch norm in
     # PyTorch updates its running statistics a second time.

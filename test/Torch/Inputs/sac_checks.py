@@ -2,9 +2,10 @@
 activation checkpointing), checked against PyTorch without them.
 
   sac_checks.py MODEL [--strategy S] [--budget B] [--dropout P]
-      plans MODEL's step with ckpt-opt, applies the plan with
-      ckpt_torch.plan, runs one training step with and without it under
-      the same seed and checks that the loss and every gradient are
+               [--autocast bf16|f16]
+      plans MODEL's step with ckpt-opt (under CPU autocast when given),
+      applies the plan with ckpt_torch.plan, runs one training step with
+      and without it under the same seed (and autocast) and checks that the loss and every gradient are
       bit-identical, and that the activation bytes PyTorch holds after
       forward (its CPU allocator's count, through the profiler) are the
       plan's prediction: measured less predicted is the same with and
@@ -27,6 +28,7 @@ or a transformers architecture; batch 2 as that script builds them).
 """
 
 import argparse
+import contextlib
 import copy
 import os
 import sys
@@ -77,36 +79,40 @@ def build(name, dropout, batch):
     raise SystemExit(f"unknown model '{name}'")
 
 
-def held_after_forward(model, inputs):
+def held_after_forward(model, inputs, autocast=None):
     """The loss, and the bytes PyTorch's CPU allocator holds after forward
-    beyond what it held before (the profiler's count of every allocation
-    and free), the loss aside."""
+    (under CPU autocast to `autocast` when given, which frees its cached
+    16-bit weight copies as it ends) beyond what it held before (the
+    profiler's count of every allocation and free), the loss aside."""
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as p:
-        loss = model(*inputs)
+        with torch.autocast("cpu", dtype=autocast) if autocast else \
+                contextlib.nullcontext():
+            loss = model(*inputs)
     held = sum(event.self_cpu_memory_usage for event in p.events())
     return loss, held - loss.untyped_storage().nbytes()
 
 
-def train_step(model, inputs):
+def train_step(model, inputs, autocast=None):
     torch.manual_seed(1)
     model.zero_grad(set_to_none=True)
-    loss, held = held_after_forward(model, inputs)
+    loss, held = held_after_forward(model, inputs, autocast)
     loss.backward()
     return loss.detach(), held, [p.grad for p in model.parameters()]
 
 
-def measure(name, dropout=0.0, strategy="dp", budget=None):
+def measure(name, dropout=0.0, strategy="dp", budget=None, autocast=None):
     """One training step with and without the plan: the plan, whether the
     loss and gradients are bit-identical, and the held bytes measured and
     predicted (bench/sac-zoo.py prints them as a table)."""
     model, inputs = build(name, dropout, 2)
     reference = copy.deepcopy(model)
     planned = ckpt_torch.plan(copy.deepcopy(model), inputs, budget=budget,
-                              strategy=strategy)
+                              strategy=strategy, autocast=autocast)
     plan = ckpt_torch.plan_of(planned)
-    loss, held, gradients = train_step(reference, inputs)
-    planned_loss, planned_held, planned_gradients = train_step(planned, inputs)
+    loss, held, gradients = train_step(reference, inputs, autocast)
+    planned_loss, planned_held, planned_gradients = train_step(
+        planned, inputs, autocast)
     predicted = plan["held_bytes"]
     state = torch.get_rng_state().nbytes * sum(
         r["recomputes"] for r in plan["regions"])
@@ -126,7 +132,9 @@ def measure(name, dropout=0.0, strategy="dp", budget=None):
 
 def check(options):
     found = measure(options.model, options.dropout, options.strategy,
-                    options.budget)
+                    options.budget,
+                    {"bf16": torch.bfloat16, "f16": torch.float16,
+                     None: None}[options.autocast])
     plan, predicted = found["plan"], found["plan"]["held_bytes"]
     print(f"{options.model}: plan {plan.get('plan')}, {len(plan['regions'])} "
           f"regions, {found['saved_calls']} op calls saved")
@@ -231,6 +239,7 @@ def main():
     parser.add_argument("--strategy", default="dp")
     parser.add_argument("--budget")
     parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--autocast", choices=["bf16", "f16"])
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--changed", action="store_true")
     group.add_argument("--ddp", action="store_true")
