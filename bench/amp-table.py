@@ -33,7 +33,6 @@ usage: .venv/bin/python bench/amp-table.py [--build DIR] [--keep DIR]
 """
 
 import argparse
-import contextlib
 import copy
 import os
 import re
@@ -79,11 +78,6 @@ MODELS = {
 AMP = torch.bfloat16
 
 
-def autocast(amp):
-    return (torch.autocast("cpu", dtype=AMP) if amp
-            else contextlib.nullcontext())
-
-
 def allocations(profiled):
     """The CPU allocator's signed sizes (frees negative) in time order."""
     def walk(events):
@@ -113,7 +107,7 @@ def pytorch_step(module, inputs, amp):
     activities = [ProfilerActivity.CPU]
     with FlopCounterMode(display=False) as flops:
         with profile(activities=activities, profile_memory=True) as forward:
-            with autocast(amp):
+            with ckpt_import_torch.autocast_context(AMP if amp else None):
                 loss = module(*inputs)
         with profile(activities=activities, profile_memory=True) as backward:
             loss.backward()

@@ -191,7 +191,7 @@ def _stderr_silenced():
         os.close(saved)
 
 
-def _autocast(dtype):
+def autocast_context(dtype):
     """CPU autocast to `dtype`, or nothing when it is None."""
     return torch.autocast("cpu", dtype=dtype) if dtype else \
         contextlib.nullcontext()
@@ -215,7 +215,7 @@ def _export(module, example_inputs, autocast=None):
                 torch.fx.traceback.preserve_node_meta():
             exported = torch.export.export(module, tuple(example_inputs),
                                            strict=False)
-        with _autocast(autocast):
+        with autocast_context(autocast):
             return exported.run_decompositions(_decompositions())
     except ImportFailure:
         raise
@@ -369,7 +369,7 @@ class PyTorchCalls:
             with torch.enable_grad(), \
                     torch.autograd.graph.saved_tensors_hooks(pack,
                                                              lambda t: t), \
-                    _autocast(autocast), Recording():
+                    autocast_context(autocast), Recording():
                 module(*example_inputs)
         finally:
             for hook in hooks:
@@ -2175,7 +2175,7 @@ def _write_reference(module, inputs, result, directory, autocast=None,
     `loss_scale`, the gradients are GradScaler's: backward from the loss
     times the scale, each gradient then times its inverse."""
     module.zero_grad()
-    with _autocast(autocast):
+    with autocast_context(autocast):
         loss = module(*inputs)
     # Taken before backward: recomputing a checkpointed batch norm in
     # PyTorch updates its running statistics a second time.

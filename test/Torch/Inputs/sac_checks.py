@@ -5,8 +5,9 @@ activation checkpointing), checked against PyTorch without them.
                [--autocast bf16|f16]
       plans MODEL's step with ckpt-opt (under CPU autocast when given),
       applies the plan with ckpt_torch.plan, runs one training step with
-      and without it under the same seed (and autocast) and checks that the loss and every gradient are
-      bit-identical, and that the activation bytes PyTorch holds after
+      and without it under the same seed (and autocast) and checks that
+      the loss and every gradient are bit-identical, and that the
+      activation bytes PyTorch holds after
       forward (its CPU allocator's count, through the profiler) are the
       plan's prediction: measured less predicted is the same with and
       without the plan, but for the random state each region call keeps
@@ -28,7 +29,6 @@ or a transformers architecture; batch 2 as that script builds them).
 """
 
 import argparse
-import contextlib
 import copy
 import os
 import sys
@@ -39,8 +39,10 @@ import torch.nn.functional as F
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                     "..")
-for directory in ("python", "examples/torch", "bench"):
+for directory in ("python", "examples/torch", "bench",
+                  "tools/ckpt-import-torch"):
     sys.path.insert(0, os.path.join(root, directory))
+import ckpt_import_torch  # noqa: E402
 import ckpt_torch  # noqa: E402
 
 
@@ -86,8 +88,7 @@ def held_after_forward(model, inputs, autocast=None):
     profiler's count of every allocation and free), the loss aside."""
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as p:
-        with torch.autocast("cpu", dtype=autocast) if autocast else \
-                contextlib.nullcontext():
+        with ckpt_import_torch.autocast_context(autocast):
             loss = model(*inputs)
     held = sum(event.self_cpu_memory_usage for event in p.events())
     return loss, held - loss.untyped_storage().nbytes()
@@ -133,8 +134,7 @@ def measure(name, dropout=0.0, strategy="dp", budget=None, autocast=None):
 def check(options):
     found = measure(options.model, options.dropout, options.strategy,
                     options.budget,
-                    {"bf16": torch.bfloat16, "f16": torch.float16,
-                     None: None}[options.autocast])
+                    ckpt_import_torch._AUTOCAST_DTYPES.get(options.autocast))
     plan, predicted = found["plan"], found["plan"]["held_bytes"]
     print(f"{options.model}: plan {plan.get('plan')}, {len(plan['regions'])} "
           f"regions, {found['saved_calls']} op calls saved")
