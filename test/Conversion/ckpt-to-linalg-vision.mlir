@@ -4,7 +4,7 @@
 // and the kernel offsets, reading images with tensor.extract at clamped
 // positions (no padded copies); groups are reshaped views.
 // Convolutions' columns are copies of strided windows of the image. batch_norm sums
-// f32 channels in f64.
+// f32 channels in f64, long ones in two stages.
 // RUN: ckpt-opt %s --ckpt-to-linalg -split-input-file | FileCheck %s
 
 // A pointwise convolution (1x1 kernel, stride 1, no padding, one group) is
@@ -330,4 +330,28 @@ func.func @batch_norm_f64(%x: tensor<4x3x2x2xf64>, %rm: tensor<3xf64>, %rv: tens
       : (tensor<4x3x2x2xf64>, tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>)
       -> (tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>)
   return %y#0, %r#0, %r#1, %g#0 : tensor<4x3x2x2xf64>, tensor<3xf64>, tensor<3xf64>, tensor<4x3x2x2xf64>
+}
+
+// -----
+
+// A batch norm over 4096 elements per channel (65536 in all) sums each
+// channel in two stages, in f64: 64 partials per channel ([16, 2, 32]: two
+// halves of the rows and every column), each in order, then each channel's
+// partials in order into the zeroed sums, viewed per channel.
+// CHECK-LABEL: func.func @batch_norm_split
+//       CHECK:   %[[SUMS:.+]] = linalg.fill ins(%{{.+}} : f64) outs(%{{.+}} : tensor<1x16x1x1xf64>)
+//       CHECK:   %[[SQUARES:.+]] = linalg.fill ins(%{{.+}} : f64) outs(%{{.+}} : tensor<1x16x1x1xf64>)
+//       CHECK:   %[[PER_CHANNEL:.+]] = tensor.collapse_shape %[[SUMS]] {{\[}}[0, 1, 2, 3]] : tensor<1x16x1x1xf64> into tensor<16xf64>
+//       CHECK:   %[[VIEW:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1], [2, 3], [4]] output_shape [4, 16, 16, 2, 32]
+//       CHECK:   %[[ZEROS:.+]] = linalg.fill ins(%{{.+}} : f64) outs(%{{.+}} : tensor<16x2x32xf64>)
+//       CHECK:   %[[PARTIALS:.+]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "reduction", "parallel", "parallel"]} ins(%[[VIEW]] : tensor<4x16x16x2x32xf32>) outs(%[[ZEROS]] : tensor<16x2x32xf64>)
+//       CHECK:     arith.extf
+//       CHECK:   %[[SUM:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[PARTIALS]] : tensor<16x2x32xf64>) outs(%[[PER_CHANNEL]] : tensor<16xf64>)
+//       CHECK:   tensor.expand_shape %[[SUM]] {{\[}}[0, 1, 2, 3]] output_shape [1, 16, 1, 1]
+//       CHECK:   tensor.collapse_shape %[[SQUARES]]
+//       CHECK:   linalg.fill ins(%{{.+}} : f64) outs(%{{.+}} : tensor<16x2x32xf64>)
+func.func @batch_norm_split(%x: tensor<4x16x32x32xf32>)
+    -> (tensor<4x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %y:3 = ckpt.batch_norm %x : (tensor<4x16x32x32xf32>) -> (tensor<4x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>)
+  return %y#0, %y#1, %y#2 : tensor<4x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>
 }

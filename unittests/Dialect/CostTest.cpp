@@ -429,4 +429,34 @@ TEST_F(CostTest, BatchNormScalesByElements) {
   EXPECT_EQ(costs(grad).getScratchBytes(), 2u * 4 * 8);
 }
 
+TEST_F(CostTest, BatchNormCountsOneSumsPartials) {
+  // 8x64x32x32: 8192 elements per channel, summed as 4 parts of the rows
+  // times the 32 columns, 128 f64 partials per channel, 64 KiB in all.
+  ValueRange args =
+      arguments({f32({8, 64, 32, 32}), f32({64}), f64({8, 64, 32, 32})});
+  Location loc = builder.getUnknownLoc();
+  auto eps = builder.getF64FloatAttr(1e-5);
+  auto norm =
+      ckpt::BatchNormOp::create(builder, loc, args[0], args[1], Value(), eps);
+  auto update = ckpt::BatchNormUpdateStatsOp::create(
+      builder, loc, args[0], norm.getMean(), args[1], args[1],
+      builder.getF64FloatAttr(0.1));
+  auto grad = ckpt::BatchNormGradOp::create(
+      builder, loc, args[0], args[0], norm.getMean(), norm.getRstd(), args[1]);
+  auto wide =
+      ckpt::BatchNormOp::create(builder, loc, args[2], Value(), Value(), eps);
+  auto wideGrad = ckpt::BatchNormGradOp::create(
+      builder, loc, args[2], args[2], wide.getMean(), wide.getRstd(), Value());
+  auto scratch = [](Operation *op) {
+    return cast<ckpt::CostOpInterface>(op).getScratchBytes();
+  };
+  uint64_t partials = 64u * 4 * 32 * 8, sum = 64u * 8;
+  EXPECT_EQ(scratch(norm), 2 * sum + partials);
+  EXPECT_EQ(scratch(update), sum + partials);
+  EXPECT_EQ(scratch(grad), 2 * sum + partials);
+  EXPECT_EQ(scratch(wide), 2 * sum + partials);
+  // f64 sums are the gradient's own results: only the partials.
+  EXPECT_EQ(scratch(wideGrad), partials);
+}
+
 } // namespace

@@ -39,6 +39,9 @@ protected:
   mlir::RankedTensorType f32(llvm::ArrayRef<int64_t> shape) {
     return mlir::RankedTensorType::get(shape, builder.getF32Type());
   }
+  mlir::RankedTensorType f64(llvm::ArrayRef<int64_t> shape) {
+    return mlir::RankedTensorType::get(shape, builder.getF64Type());
+  }
   mlir::RankedTensorType bf16(llvm::ArrayRef<int64_t> shape) {
     return mlir::RankedTensorType::get(shape, builder.getBF16Type());
   }

@@ -260,6 +260,15 @@ Value ckpt::buildMapInPlace(OpBuilder &b, Location loc, Value value,
       .getResult(0);
 }
 
+/// The accumulation of buildSum: `term` of the input elements in
+/// `compute`, added to the accumulator (the last of `args`).
+static Value addTerm(OpBuilder &b, Location loc, Type compute, ValueRange args,
+                     Formula term) {
+  ScalarBuilder s{b, loc, compute};
+  return s.add(args.back(),
+               term(s, widened(b, loc, args.drop_back(), compute)));
+}
+
 Value ckpt::buildSum(OpBuilder &b, Location loc,
                      RankedTensorType iterationType, ValueRange inputs,
                      ArrayRef<int64_t> dims, RankedTensorType resultType,
@@ -269,14 +278,77 @@ Value ckpt::buildSum(OpBuilder &b, Location loc,
   // A 16-bit sum: its result first, live with the f32 accumulator as the
   // op's scratch counts it; the sum rounds into it once.
   Value into = compute != element ? emptyTensor(b, loc, resultType) : Value();
-  Value sum = buildReduction(
-      b, loc, iterationType, inputs, dims, resultType.clone(compute), 0.0,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        ScalarBuilder s{nb, nl, compute};
-        return s.add(args.back(),
-                     term(s, widened(nb, nl, args.drop_back(), compute)));
-      });
+  Value sum = buildReduction(b, loc, iterationType, inputs, dims,
+                             resultType.clone(compute), 0.0,
+                             [&](OpBuilder &nb, Location nl, ValueRange args) {
+                               return addTerm(nb, nl, compute, args, term);
+                             });
   return into ? buildMapInto(b, loc, into, sum, identity) : sum;
+}
+
+Value ckpt::buildSplitReduction(OpBuilder &b, Location loc,
+                                RankedTensorType iterationType,
+                                ValueRange inputs, ArrayRef<int64_t> dims,
+                                const SumSplit &split, Value accumulator,
+                                ScalarBody body) {
+  ArrayRef<int64_t> shape = iterationType.getShape();
+  int64_t rank = iterationType.getRank();
+  auto reduced = [&](int64_t d) { return llvm::is_contained(dims, d); };
+  Type sumElement =
+      cast<RankedTensorType>(accumulator.getType()).getElementType();
+  // Stage 1 sums the inputs viewed as [shape[0..dim), q, t,
+  // shape(dim..rank)], dimension `dim` cut as q * factor + t, over the
+  // reduced dimensions up to q: the others index the partials.
+  int64_t dim = split.dim;
+  SmallVector<int64_t> cutShape(shape);
+  cutShape[dim] = shape[dim] / split.factor;
+  cutShape.insert(cutShape.begin() + dim + 1, split.factor);
+  // Inputs broadcast as the iteration shape's trailing dimensions
+  // (buildReduction): dimension `dim`, where an input has it, becomes [q,
+  // t], or [1, 1] where it is broadcast.
+  SmallVector<Value> cutInputs;
+  for (Value input : inputs) {
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t local = dim - (rank - type.getRank());
+    if (local < 0) {
+      cutInputs.push_back(input);
+      continue;
+    }
+    SmallVector<int64_t> cutInputShape(type.getShape());
+    bool broadcast = cutInputShape[local] == 1 && shape[dim] != 1;
+    cutInputShape[local] = broadcast ? 1 : cutShape[dim];
+    cutInputShape.insert(cutInputShape.begin() + local + 1,
+                         broadcast ? 1 : split.factor);
+    SmallVector<ReassociationIndices> cut;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      cut.push_back(d < local    ? ReassociationIndices{d}
+                    : d == local ? ReassociationIndices{d, d + 1}
+                                 : ReassociationIndices{d + 1});
+    cutInputs.push_back(tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(cutInputShape, type.getElementType()),
+        input, cut));
+  }
+  SmallVector<int64_t> firstStage, secondStage;
+  int64_t keptBefore = 0;
+  for (int64_t d = 0; d <= dim; ++d) {
+    if (reduced(d))
+      firstStage.push_back(d);
+    else
+      ++keptBefore;
+  }
+  secondStage.push_back(keptBefore);
+  for (int64_t d = dim + 1; d < rank; ++d)
+    if (reduced(d))
+      secondStage.push_back(keptBefore + 1 + (d - dim - 1));
+  auto partialType = RankedTensorType::get(split.partialShape, sumElement);
+  Value partials = buildReduction(
+      b, loc, RankedTensorType::get(cutShape, iterationType.getElementType()),
+      cutInputs, firstStage, partialType, 0.0, body);
+  return buildReduction(
+      b, loc, partialType, partials, secondStage, accumulator,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return ScalarBuilder{nb, nl, sumElement}.add(args[1], args[0]);
+      });
 }
 
 Value ckpt::buildSplitSum(OpBuilder &b, Location loc,
@@ -309,60 +381,11 @@ Value ckpt::buildSplitSum(OpBuilder &b, Location loc,
     sum = buildSum(b, loc, iterationType, inputs, dims, sumType.clone(compute),
                    term);
   } else {
-    Value total = filledTensor(b, loc, sumType.clone(compute), 0.0);
-    // Stage 1 sums the inputs viewed as [shape[0..dim), q, t,
-    // shape(dim..rank)], dimension `dim` cut as q * factor + t, over the
-    // reduced dimensions up to q: the others index the partials.
-    int64_t dim = split->dim;
-    SmallVector<int64_t> cutShape(shape);
-    cutShape[dim] = shape[dim] / split->factor;
-    cutShape.insert(cutShape.begin() + dim + 1, split->factor);
-    // Inputs broadcast as the iteration shape's trailing dimensions
-    // (buildSum): dimension `dim`, where an input has it, becomes [q, t], or
-    // [1, 1] where it is broadcast.
-    SmallVector<Value> cutInputs;
-    for (Value input : inputs) {
-      auto type = cast<RankedTensorType>(input.getType());
-      int64_t local = dim - (rank - type.getRank());
-      if (local < 0) {
-        cutInputs.push_back(input);
-        continue;
-      }
-      SmallVector<int64_t> cutInputShape(type.getShape());
-      bool broadcast = cutInputShape[local] == 1 && shape[dim] != 1;
-      cutInputShape[local] = broadcast ? 1 : cutShape[dim];
-      cutInputShape.insert(cutInputShape.begin() + local + 1,
-                           broadcast ? 1 : split->factor);
-      SmallVector<ReassociationIndices> cut;
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        cut.push_back(d < local    ? ReassociationIndices{d}
-                      : d == local ? ReassociationIndices{d, d + 1}
-                                   : ReassociationIndices{d + 1});
-      cutInputs.push_back(tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get(cutInputShape, type.getElementType()),
-          input, cut));
-    }
-    SmallVector<int64_t> firstStage, secondStage;
-    int64_t keptBefore = 0;
-    for (int64_t d = 0; d <= dim; ++d) {
-      if (reduced(d))
-        firstStage.push_back(d);
-      else
-        ++keptBefore;
-    }
-    secondStage.push_back(keptBefore);
-    for (int64_t d = dim + 1; d < rank; ++d)
-      if (reduced(d))
-        secondStage.push_back(keptBefore + 1 + (d - dim - 1));
-    auto partialType = RankedTensorType::get(split->partialShape, compute);
-    Value partials = buildSum(
-        b, loc, RankedTensorType::get(cutShape, iterationType.getElementType()),
-        cutInputs, firstStage, partialType, term);
-    sum = buildReduction(
-        b, loc, partialType, partials, secondStage, total,
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
-          return ScalarBuilder{nb, nl, compute}.add(args[1], args[0]);
-        });
+    sum = buildSplitReduction(b, loc, iterationType, inputs, dims, *split,
+                              filledTensor(b, loc, sumType.clone(compute), 0.0),
+                              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                                return addTerm(nb, nl, compute, args, term);
+                              });
   }
   if (into)
     sum = buildMapInto(b, loc, into, sum, finish ? finish : identity);

@@ -10,6 +10,8 @@
 #ifndef CKPT_LIB_CONVERSION_CKPTTOLINALG_LINALGBUILDERS_H
 #define CKPT_LIB_CONVERSION_CKPTTOLINALG_LINALGBUILDERS_H
 
+#include "ckpt/Dialect/Ckpt/IR/SumSplit.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -131,6 +133,19 @@ mlir::Value buildSum(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::RankedTensorType iterationType,
                      mlir::ValueRange inputs, llvm::ArrayRef<int64_t> dims,
                      mlir::RankedTensorType resultType, Formula term);
+
+/// buildReduction in the two stages `split` gives (SumSplit.h): `body`
+/// adds the input elements into partial sums (starting at zero, in the
+/// accumulator's element type), each over its part in row-major order; then
+/// each result's partials are added in order into `accumulator`, a tensor of
+/// the kept sizes without the reduced dimensions that the lowering filled
+/// earlier. The op's cost must count the partials as scratch.
+mlir::Value buildSplitReduction(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::RankedTensorType iterationType,
+                                mlir::ValueRange inputs,
+                                llvm::ArrayRef<int64_t> dims,
+                                const SumSplit &split, mlir::Value accumulator,
+                                ScalarBody body);
 
 /// The sum over `dims` of `term(elements)` into `resultType` (the kept
 /// sizes, with or without the reduced dimensions as 1), in two stages when

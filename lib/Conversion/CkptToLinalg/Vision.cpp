@@ -1071,19 +1071,29 @@ struct ChannelStatistics {
   }
 
   /// Sum of term(elements) per channel in the accumulator type, added to
-  /// `sums` (zeroSums); the term is computed in the element type.
+  /// `sums` (zeroSums); the term is computed in the element type. Many
+  /// elements per channel add in two stages (buildSplitReduction), whose
+  /// partials the ops declare as scratch (channelSumPartialBytes).
   Value sum(OpBuilder &b, Location loc, Value sums, ValueRange inputs,
             Formula term) const {
     Type element = input.getElementType();
-    return buildReduction(
-        b, loc, input, inputs, reduced, sums,
-        [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-          ScalarBuilder s{nb, nl, element};
-          Value value = term(s, args.drop_back());
-          if (widened())
-            value = arith::ExtFOp::create(nb, nl, accumulator, value);
-          return arith::AddFOp::create(nb, nl, args.back(), value);
-        });
+    auto body = [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+      ScalarBuilder s{nb, nl, element};
+      Value value = term(s, args.drop_back());
+      if (widened())
+        value = arith::ExtFOp::create(nb, nl, accumulator, value);
+      return arith::AddFOp::create(nb, nl, args.back(), value);
+    };
+    std::optional<SumSplit> split = getSumSplit(input.getShape(), reduced);
+    if (!split)
+      return buildReduction(b, loc, input, inputs, reduced, sums, body);
+    // The split sums per channel, [C]: a view of the kept sums.
+    auto perChannel = RankedTensorType::get({input.getDimSize(1)}, accumulator);
+    SmallVector<ReassociationIndices> all = {dimRange(0, input.getRank())};
+    Value total = buildSplitReduction(
+        b, loc, input, inputs, reduced, *split,
+        tensor::CollapseShapeOp::create(b, loc, perChannel, sums, all), body);
+    return tensor::ExpandShapeOp::create(b, loc, keptSums, total, all);
   }
 
   /// formula(sums) per channel, computed in the accumulator type and

@@ -292,26 +292,51 @@ uint64_t ScaledDotProductAttentionGradOp::getScratchBytes() {
                width) +
          bytes(getLse());
 }
-/// Bytes of one per-channel sum of batch norm: f32 channels are summed in
-/// f64, as PyTorch's CPU kernels do.
-static uint64_t channelSumBytes(Value statistic) {
+/// Bytes of one element of batch norm's per-channel sums: f32 channels are
+/// summed in f64, as PyTorch's CPU kernels do.
+static uint64_t channelSumWidth(Value statistic) {
   auto type = cast<RankedTensorType>(statistic.getType());
-  unsigned width = getElementByteWidth(type.getElementType());
-  return times(elements(statistic), std::max(width, 8u));
+  return std::max<uint64_t>(getElementByteWidth(type.getElementType()), 8);
 }
-// batch_norm: the sums of the input and of its centred squares.
+/// Bytes of one per-channel sum of batch norm.
+static uint64_t channelSumBytes(Value statistic) {
+  return times(elements(statistic), channelSumWidth(statistic));
+}
+/// Bytes of the partials of one per-channel sum of `input` (SumSplit.h),
+/// in the sums' type; one sum's partials are freed before the next sum's.
+static uint64_t channelSumPartialBytes(Value input, Value statistic) {
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> reduced;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != 1)
+      reduced.push_back(d);
+  std::optional<SumSplit> split = getSumSplit(type.getShape(), reduced);
+  if (!split)
+    return 0;
+  int64_t partials = 1;
+  for (int64_t size : split->partialShape)
+    partials *= size;
+  return times(partials, channelSumWidth(statistic));
+}
+// batch_norm: the sums of the input and of its centred squares, and one
+// sum's partials.
 uint64_t BatchNormOp::getScratchBytes() {
-  return times(2, channelSumBytes(getMean()));
+  return times(2, channelSumBytes(getMean())) +
+         channelSumPartialBytes(getInput(), getMean());
 }
-// Its running statistics: the sum of the centred squares again.
+// Its running statistics: the sum of the centred squares again, and its
+// partials.
 uint64_t BatchNormUpdateStatsOp::getScratchBytes() {
-  return channelSumBytes(getMean());
+  return channelSumBytes(getMean()) +
+         channelSumPartialBytes(getInput(), getMean());
 }
 // Its gradient: sum(dy) and sum(dy (x - mean)), which become the bias and
-// weight gradients in place where they are summed in the element type.
+// weight gradients in place where they are summed in the element type, and
+// one sum's partials.
 uint64_t BatchNormGradOp::getScratchBytes() {
   bool widened = channelSumBytes(getMean()) != bytes(getMean());
-  return widened ? times(2, channelSumBytes(getMean())) : 0;
+  return (widened ? times(2, channelSumBytes(getMean())) : 0) +
+         channelSumPartialBytes(getInput(), getMean());
 }
 // The number of elements tied for the maximum, per output element.
 uint64_t ReduceMaxGradOp::getScratchBytes() { return bytes(getOutput()); }
