@@ -231,6 +231,33 @@ func.func @channel_sum(%dy: tensor<8x64x32x32xf32>) -> tensor<64xf32> {
 
 // -----
 
+// Long rows: softmax's maximum and sum of exponentials over [64, 2048] in
+// two stages each (32 partials per row, the row cut as q * 32 + t), the
+// maxima from -inf; a whole maximum from 1024 partials.
+// CHECK-LABEL: func.func @long_rows
+//       CHECK:   %[[NEG_INF:.+]] = arith.constant 0xFF800000 : f32
+//       CHECK:   %[[ROW_MAX:.+]] = linalg.fill ins(%[[NEG_INF]] : f32) outs(%{{.+}} : tensor<64xf32>)
+//       CHECK:   %[[VIEW:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2]] output_shape [64, 64, 32]
+//       CHECK:   %[[MAX_PARTIALS:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[VIEW]] : tensor<64x64x32xf32>) outs(%{{.+}} : tensor<64x32xf32>)
+//       CHECK:     arith.maximumf
+//       CHECK:   %[[MAX:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[MAX_PARTIALS]] : tensor<64x32xf32>) outs(%[[ROW_MAX]] : tensor<64xf32>)
+//       CHECK:     arith.maximumf
+//       CHECK:   %[[SUM_PARTIALS:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]} ins(%{{.+}}, %{{.+}} : tensor<64x64x32xf32>, tensor<64x1x1xf32>) outs(%{{.+}} : tensor<64x32xf32>)
+//       CHECK:     math.exp
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[SUM_PARTIALS]] : tensor<64x32xf32>)
+//       CHECK:     arith.addf
+//       CHECK:   %[[WHOLE:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2]] output_shape [64, 2, 1024]
+//       CHECK:   %[[PARTIALS:.+]] = linalg.generic {{.*}}iterator_types = ["reduction", "reduction", "parallel"]} ins(%[[WHOLE]] : tensor<64x2x1024xf32>) outs(%{{.+}} : tensor<1024xf32>)
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[PARTIALS]] : tensor<1024xf32>) outs(%{{.+}} : tensor<f32>)
+//       CHECK:     arith.maximumf
+func.func @long_rows(%x: tensor<64x2048xf32>) -> (tensor<64x2048xf32>, tensor<f32>) {
+  %p = ckpt.softmax %x dim = 1 : tensor<64x2048xf32>
+  %m = ckpt.reduce_max %x : tensor<64x2048xf32> -> tensor<f32>
+  return %p, %m : tensor<64x2048xf32>, tensor<f32>
+}
+
+// -----
+
 // Below 65536 elements, or with results of fewer than 128 elements each
 // (two partials of 64), one sequence per result.
 // CHECK-LABEL: func.func @short_sums

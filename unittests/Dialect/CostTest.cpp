@@ -224,6 +224,44 @@ TEST_F(CostTest, RowStatisticsAreScratch) {
   EXPECT_EQ(scratch(ignoring), 3u * 6 * 4 + 4);
 }
 
+// Long rows are reduced in two stages (SumSplit.h), one reduction's
+// partials at a time, freed before the op's results are allocated: softmax
+// over [8, 512, 512] keeps 8 partials per row (4096 rows), cross-entropy
+// over [1024, 50257] 29 per row (the largest divisor of 50257 up to 64
+// partials per row), and cross-entropy over [131072, 8] splits the sum over
+// its rows instead, into 1024 partials, with its 4-byte loss allocated.
+// Partials count as far as they exceed the results: never for the row
+// reductions with their full-size results, all but the loss for
+// cross-entropy, whose label's logit is summed in one sequence per row
+// after them.
+TEST_F(CostTest, LongRowsKeepOneReductionsPartials) {
+  RankedTensorType i64 = RankedTensorType::get({1024}, builder.getI64Type());
+  ValueRange args =
+      arguments({f32({8, 512, 512}), f32({1024, 50257}), i64, f32({131072, 8}),
+                 RankedTensorType::get({131072}, builder.getI64Type())});
+  Location loc = builder.getUnknownLoc();
+  auto scratch = [](Operation *op) {
+    return cast<ckpt::CostOpInterface>(op).getScratchBytes();
+  };
+  auto softmax = ckpt::SoftmaxOp::create(builder, loc, args[0], 2);
+  auto logSoftmaxGrad =
+      ckpt::LogSoftmaxGradOp::create(builder, loc, args[0], softmax, 2);
+  auto rowMax = ckpt::ReduceMaxOp::create(
+      builder, loc, args[0], builder.getDenseI64ArrayAttr({2}), true);
+  auto wide = ckpt::CrossEntropyOp::create(builder, loc, args[1], args[2],
+                                           IntegerAttr());
+  auto wideGrad = ckpt::CrossEntropyGradOp::create(builder, loc, wide, args[1],
+                                                   args[2], IntegerAttr());
+  auto tall = ckpt::CrossEntropyOp::create(builder, loc, args[3], args[4],
+                                           IntegerAttr());
+  EXPECT_EQ(scratch(softmax), 2u * 4096 * 4);
+  EXPECT_EQ(scratch(logSoftmaxGrad), 4096u * 4);
+  EXPECT_EQ(scratch(rowMax), 4096u * 8 * 4);
+  EXPECT_EQ(scratch(wide), 2u * 1024 * 4 + 1024 * 29 * 4 - 4);
+  EXPECT_EQ(scratch(wideGrad), 2u * 1024 * 4);
+  EXPECT_EQ(scratch(tall), (3u * 131072 + 1024) * 4);
+}
+
 // The split of a sum against a brute-force search: the trailing reduced
 // dimensions whole and the largest divisor of the next that keeps at most
 // kMostPartialSums partials per result, kMostPartialSumsInAll in all, and
@@ -352,7 +390,7 @@ TEST_F(CostTest, SplitSumsKeepPartialSums) {
   EXPECT_EQ(scratch(norm), 1024u * 4);
   EXPECT_EQ(scratch(mse), 1024u * 4);
   EXPECT_EQ(scratch(someDims), 64u * 512 * 4);
-  EXPECT_EQ(scratch(max), 0u);
+  EXPECT_EQ(scratch(max), 1024u * 4);
   EXPECT_EQ(scratch(small), 0u);
 }
 

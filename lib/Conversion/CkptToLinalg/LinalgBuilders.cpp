@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -286,11 +287,18 @@ Value ckpt::buildSum(OpBuilder &b, Location loc,
   return into ? buildMapInto(b, loc, into, sum, identity) : sum;
 }
 
+/// Where partials and results of a reduction combining as `combining`
+/// start.
+static double identityOf(Combining combining) {
+  return combining == Combining::Sum ? 0.0
+                                     : -std::numeric_limits<double>::infinity();
+}
+
 Value ckpt::buildSplitReduction(OpBuilder &b, Location loc,
                                 RankedTensorType iterationType,
                                 ValueRange inputs, ArrayRef<int64_t> dims,
                                 const SumSplit &split, Value accumulator,
-                                ScalarBody body) {
+                                Combining combining, ScalarBody body) {
   ArrayRef<int64_t> shape = iterationType.getShape();
   int64_t rank = iterationType.getRank();
   auto reduced = [&](int64_t d) { return llvm::is_contained(dims, d); };
@@ -343,58 +351,41 @@ Value ckpt::buildSplitReduction(OpBuilder &b, Location loc,
   auto partialType = RankedTensorType::get(split.partialShape, sumElement);
   Value partials = buildReduction(
       b, loc, RankedTensorType::get(cutShape, iterationType.getElementType()),
-      cutInputs, firstStage, partialType, 0.0, body);
-  return buildReduction(
-      b, loc, partialType, partials, secondStage, accumulator,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        return ScalarBuilder{nb, nl, sumElement}.add(args[1], args[0]);
-      });
+      cutInputs, firstStage, partialType, identityOf(combining), body);
+  return buildReduction(b, loc, partialType, partials, secondStage, accumulator,
+                        [&](OpBuilder &nb, Location nl, ValueRange args) {
+                          ScalarBuilder s{nb, nl, sumElement};
+                          return combining == Combining::Sum
+                                     ? s.add(args[1], args[0])
+                                     : s.max(args[1], args[0]);
+                        });
 }
 
-Value ckpt::buildSplitSum(OpBuilder &b, Location loc,
-                          RankedTensorType iterationType, ValueRange inputs,
-                          ArrayRef<int64_t> dims, RankedTensorType resultType,
-                          Formula term, Formula finish) {
+Value ckpt::buildSplittableReduction(OpBuilder &b, Location loc,
+                                     RankedTensorType iterationType,
+                                     ValueRange inputs, ArrayRef<int64_t> dims,
+                                     RankedTensorType resultType,
+                                     Combining combining, ScalarBody body) {
   ArrayRef<int64_t> shape = iterationType.getShape();
   int64_t rank = iterationType.getRank();
   std::optional<SumSplit> split = getSumSplit(shape, dims);
+  if (!split)
+    return buildReduction(b, loc, iterationType, inputs, dims, resultType,
+                          identityOf(combining), body);
+  // The split is made without the kept unit dimensions and viewed with
+  // them at the end: each reduced dimension joins the next kept one, the
+  // trailing ones the last.
   auto reduced = [&](int64_t d) { return llvm::is_contained(dims, d); };
-  Type element = resultType.getElementType();
-  Type compute = getComputeType(element);
-  // A split sum is made without the kept unit dimensions and viewed with
-  // them at the end.
-  RankedTensorType sumType = resultType;
-  if (split) {
-    SmallVector<int64_t> resultShape;
-    for (int64_t d = 0; d < rank; ++d)
-      if (!reduced(d))
-        resultShape.push_back(shape[d]);
-    sumType = RankedTensorType::get(resultShape, element);
-  }
-  // The result first: its buffer is live with the partials and any f32
-  // accumulator, as the memory simulator counts an op's results and
-  // scratch, even where an input dies after the first stage. A 16-bit
-  // result is rounded into once, from the f32 sum, finished.
-  Value into = compute != element ? emptyTensor(b, loc, sumType) : Value();
-  Value sum;
-  if (!split) {
-    sum = buildSum(b, loc, iterationType, inputs, dims, sumType.clone(compute),
-                   term);
-  } else {
-    sum = buildSplitReduction(b, loc, iterationType, inputs, dims, *split,
-                              filledTensor(b, loc, sumType.clone(compute), 0.0),
-                              [&](OpBuilder &nb, Location nl, ValueRange args) {
-                                return addTerm(nb, nl, compute, args, term);
-                              });
-  }
-  if (into)
-    sum = buildMapInto(b, loc, into, sum, finish ? finish : identity);
-  else if (finish)
-    sum = buildMapInPlace(b, loc, sum, {}, finish);
-  if (resultType == sumType)
-    return sum;
-  // The reduced dimensions back as 1, as a view: each joins the next kept
-  // dimension, the trailing ones the last.
+  SmallVector<int64_t> keptShape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced(d))
+      keptShape.push_back(shape[d]);
+  auto keptType = RankedTensorType::get(keptShape, resultType.getElementType());
+  Value result = buildSplitReduction(
+      b, loc, iterationType, inputs, dims, *split,
+      filledTensor(b, loc, keptType, identityOf(combining)), combining, body);
+  if (resultType == keptType)
+    return result;
   assert(resultType.getRank() == rank && "a keepdim result");
   SmallVector<ReassociationIndices> units;
   ReassociationIndices pending;
@@ -405,7 +396,29 @@ Value ckpt::buildSplitSum(OpBuilder &b, Location loc,
   }
   if (!units.empty())
     units.back().append(pending);
-  return tensor::ExpandShapeOp::create(b, loc, resultType, sum, units);
+  return tensor::ExpandShapeOp::create(b, loc, resultType, result, units);
+}
+
+Value ckpt::buildSplitSum(OpBuilder &b, Location loc,
+                          RankedTensorType iterationType, ValueRange inputs,
+                          ArrayRef<int64_t> dims, RankedTensorType resultType,
+                          Formula term, Formula finish) {
+  Type compute = getComputeType(resultType.getElementType());
+  // The result first: its buffer is live with the partials and any f32
+  // accumulator, as the memory simulator counts an op's results and
+  // scratch, even where an input dies after the first stage. A 16-bit
+  // result is rounded into once, from the f32 sum, finished.
+  Value into = compute != resultType.getElementType()
+                   ? emptyTensor(b, loc, resultType)
+                   : Value();
+  Value sum = buildSplittableReduction(
+      b, loc, iterationType, inputs, dims, resultType.clone(compute),
+      Combining::Sum, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return addTerm(nb, nl, compute, args, term);
+      });
+  if (into)
+    return buildMapInto(b, loc, into, sum, finish ? finish : identity);
+  return finish ? buildMapInPlace(b, loc, sum, {}, finish) : sum;
 }
 
 Value ckpt::buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,

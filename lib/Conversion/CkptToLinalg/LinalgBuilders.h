@@ -134,18 +134,38 @@ mlir::Value buildSum(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::ValueRange inputs, llvm::ArrayRef<int64_t> dims,
                      mlir::RankedTensorType resultType, Formula term);
 
+/// How the two stages of a split reduction combine values: partial sums
+/// start at zero and add up, partial maxima start at -inf and take the
+/// larger (arith.maximumf, which is associative and commutative, so the
+/// split gives the same bits as one pass).
+enum class Combining { Sum, Maximum };
+
 /// buildReduction in the two stages `split` gives (SumSplit.h): `body`
-/// adds the input elements into partial sums (starting at zero, in the
-/// accumulator's element type), each over its part in row-major order; then
-/// each result's partials are added in order into `accumulator`, a tensor of
-/// the kept sizes without the reduced dimensions that the lowering filled
-/// earlier. The op's cost must count the partials as scratch.
+/// combines the input elements into partials (in the accumulator's element
+/// type, starting at `combining`'s identity), each over its part in
+/// row-major order; then each result's partials are combined in order into
+/// `accumulator`, a tensor of the kept sizes without the reduced dimensions
+/// that the lowering filled earlier. `body` sees a cut view of the
+/// iteration space, so it must not read loop indices (linalg.index). The
+/// op's cost must count the partials as scratch.
 mlir::Value buildSplitReduction(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::RankedTensorType iterationType,
                                 mlir::ValueRange inputs,
                                 llvm::ArrayRef<int64_t> dims,
                                 const SumSplit &split, mlir::Value accumulator,
-                                ScalarBody body);
+                                Combining combining, ScalarBody body);
+
+/// buildReduction into a new tensor of `resultType` (the kept sizes, with
+/// or without the reduced dimensions as 1) starting at `combining`'s
+/// identity, in two stages (buildSplitReduction) when getSumSplit splits
+/// it; `body` must not read loop indices. The op's cost must count the
+/// partials as scratch.
+mlir::Value buildSplittableReduction(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::RankedTensorType iterationType,
+                                     mlir::ValueRange inputs,
+                                     llvm::ArrayRef<int64_t> dims,
+                                     mlir::RankedTensorType resultType,
+                                     Combining combining, ScalarBody body);
 
 /// The sum over `dims` of `term(elements)` into `resultType` (the kept
 /// sizes, with or without the reduced dimensions as 1), in two stages when
@@ -153,8 +173,9 @@ mlir::Value buildSplitReduction(mlir::OpBuilder &b, mlir::Location loc,
 /// each in row-major order, then each result's partials in order; then
 /// `finish`, when given, maps each sum (a mean's division). Partials and
 /// sums are in the compute type: a 16-bit result is allocated first and
-/// the finished f32 sums rounded into it once. The op's cost must count
-/// the partials and any f32 sums as scratch.
+/// the finished f32 sums rounded into it once. `term` must not read loop
+/// indices. The op's cost must count the partials and any f32 sums as
+/// scratch.
 mlir::Value buildSplitSum(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::RankedTensorType iterationType,
                           mlir::ValueRange inputs, llvm::ArrayRef<int64_t> dims,

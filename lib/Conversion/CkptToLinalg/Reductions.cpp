@@ -3,7 +3,8 @@
 // Reductions are linalg.generic ops with reduction iterators; softmax-like
 // ops and losses are a few of them combined with pointwise maps, keeping
 // the reduced dimensions (size 1) so the pointwise maps broadcast them back.
-// A mean divides its sum in place; the per-row statistics besides are the
+// A mean divides its sum in place; the per-row statistics besides, and the
+// partials of long reductions split in two stages (SumSplit.h), are the
 // scratch the op declares (getScratchBytes).
 //
 //===----------------------------------------------------------------------===//
@@ -18,14 +19,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
-#include <limits>
-
 using namespace mlir;
 using namespace ckpt;
 
 namespace {
-
-constexpr double kNegInfinity = -std::numeric_limits<double>::infinity();
 
 /// `type` with `dims` set to 1.
 RankedTensorType keptType(RankedTensorType type, ArrayRef<int64_t> dims) {
@@ -67,14 +64,17 @@ uint64_t countOf(RankedTensorType type, ArrayRef<int64_t> dims) {
   return count;
 }
 
+/// The maximum over `dims`, in two stages where getSumSplit splits it: the
+/// partials are scratch the ops declare (CkptCosts.cpp).
 Value maxOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
               RankedTensorType result) {
   auto type = cast<RankedTensorType>(input.getType());
-  return buildReduction(b, loc, type, input, dims, result, kNegInfinity,
-                        [&](OpBuilder &nb, Location nl, ValueRange args) {
-                          ScalarBuilder s{nb, nl, result.getElementType()};
-                          return s.max(s.convert(args[0]), args[1]);
-                        });
+  return buildSplittableReduction(
+      b, loc, type, input, dims, result, Combining::Maximum,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        ScalarBuilder s{nb, nl, result.getElementType()};
+        return s.max(s.convert(args[0]), args[1]);
+      });
 }
 
 Value identity(ScalarBuilder &, ValueRange x) { return x[0]; }
@@ -168,10 +168,9 @@ SoftmaxParts softmaxParts(OpBuilder &b, Location loc, Value input,
   auto type = cast<RankedTensorType>(input.getType());
   RankedTensorType kept = statisticType(type, {dim});
   Value max = maxOver(b, loc, input, {dim}, kept);
-  Value sum = buildSum(b, loc, type, {input, max}, {dim}, kept,
-                      [](ScalarBuilder &s, ValueRange x) {
-                        return s.exp(s.sub(x[0], x[1]));
-                      });
+  Value sum = buildSplitSum(
+      b, loc, type, {input, max}, {dim}, kept,
+      [](ScalarBuilder &s, ValueRange x) { return s.exp(s.sub(x[0], x[1])); });
   return {max, sum};
 }
 
@@ -197,11 +196,10 @@ FailureOr<SmallVector<Value>> lowerSoftmaxGrad(SoftmaxGradOp op,
   RankedTensorType type = op.getType();
   Location loc = op.getLoc();
   int64_t dim = op.getDim();
-  Value dot =
-      buildSum(rewriter, loc, type, {op.getGrad(), op.getForward()}, {dim},
-               statisticType(type, {dim}), [](ScalarBuilder &s, ValueRange x) {
-                 return s.mul(x[0], x[1]);
-               });
+  Value dot = buildSplitSum(
+      rewriter, loc, type, {op.getGrad(), op.getForward()}, {dim},
+      statisticType(type, {dim}),
+      [](ScalarBuilder &s, ValueRange x) { return s.mul(x[0], x[1]); });
   return SmallVector<Value>{buildMap(
       rewriter, loc, type, {op.getGrad(), op.getForward(), dot},
       [&](ScalarBuilder &s, ValueRange x) {
@@ -215,8 +213,8 @@ FailureOr<SmallVector<Value>> lowerLogSoftmaxGrad(LogSoftmaxGradOp op,
   RankedTensorType type = op.getType();
   Location loc = op.getLoc();
   int64_t dim = op.getDim();
-  Value total = buildSum(rewriter, loc, type, op.getGrad(), {dim},
-                         statisticType(type, {dim}), identity);
+  Value total = buildSplitSum(rewriter, loc, type, op.getGrad(), {dim},
+                              statisticType(type, {dim}), identity);
   return SmallVector<Value>{buildMap(
       rewriter, loc, type, {op.getGrad(), op.getForward(), total},
       [&](ScalarBuilder &s, ValueRange x) {
@@ -316,6 +314,8 @@ FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
                                         op.getLabels().getType().getElementType());
   Value labels = ReshapeOp::create(rewriter, loc, labels2d, op.getLabels());
   RankedTensorType row = keptType(logits, {1});
+  // One sequence per row: its term reads the column index (isLabel), which
+  // a split's cut view would renumber.
   Value picked = buildSum(rewriter, loc, logits, {op.getLogits(), labels}, {1},
                          row, [](ScalarBuilder &s, ValueRange x) {
                            return s.select(isLabel(s, x[1]), x[0],
@@ -324,14 +324,13 @@ FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
   SmallVector<Value> terms{parts.max, parts.sum, picked};
   if (ignoreIndex)
     terms.push_back(labels);
-  Value total = buildSum(rewriter, loc, row, terms, {0, 1}, op.getType(),
-                        [&](ScalarBuilder &s, ValueRange x) {
-                          Value term = s.sub(s.add(x[0], s.log(x[1])), x[2]);
-                          return ignoreIndex
-                                     ? unlessIgnored(s, x[3], ignoreIndex,
-                                                     term, 0.0)
-                                     : term;
-                        });
+  Value total = buildSplitSum(
+      rewriter, loc, row, terms, {0, 1}, op.getType(),
+      [&](ScalarBuilder &s, ValueRange x) {
+        Value term = s.sub(s.add(x[0], s.log(x[1])), x[2]);
+        return ignoreIndex ? unlessIgnored(s, x[3], ignoreIndex, term, 0.0)
+                           : term;
+      });
   SmallVector<Value> count;
   if (rows.counted)
     count.push_back(rows.counted);

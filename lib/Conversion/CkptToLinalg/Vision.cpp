@@ -1092,7 +1092,8 @@ struct ChannelStatistics {
     SmallVector<ReassociationIndices> all = {dimRange(0, input.getRank())};
     Value total = buildSplitReduction(
         b, loc, input, inputs, reduced, *split,
-        tensor::CollapseShapeOp::create(b, loc, perChannel, sums, all), body);
+        tensor::CollapseShapeOp::create(b, loc, perChannel, sums, all),
+        Combining::Sum, body);
     return tensor::ExpandShapeOp::create(b, loc, keptSums, total, all);
   }
 

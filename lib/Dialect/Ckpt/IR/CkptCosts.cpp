@@ -233,33 +233,64 @@ static uint64_t bytes(Value value) {
   return getStaticTensorBytes(value.getType()).value_or(0);
 }
 
+/// Bytes of one element of `type`'s compute type (f32 for 16-bit floats).
+static unsigned computeWidth(RankedTensorType type) {
+  return getElementByteWidth(getComputeType(type.getElementType()));
+}
+
+/// Bytes of the partials of a reduction over `reduced` of `input` where
+/// getSumSplit splits it, `width` bytes each.
+static uint64_t splitPartialBytes(Value input, ArrayRef<int64_t> reduced,
+                                  unsigned width) {
+  auto type = cast<RankedTensorType>(input.getType());
+  return times(getSplitPartialCount(type.getShape(), reduced), width);
+}
+
 /// Bytes of `count` statistics per row of `value` along `dim` (one value per
 /// position of the other dimensions), in the compute type (f32 for 16-bit
 /// values).
 static uint64_t rowStatistics(Value value, int64_t dim, uint64_t count) {
   auto type = cast<RankedTensorType>(value.getType());
   uint64_t rows = elements(value) / std::max<int64_t>(type.getDimSize(dim), 1);
-  return times(times(count, rows),
-               getElementByteWidth(getComputeType(type.getElementType())));
+  return times(times(count, rows), computeWidth(type));
 }
 
-// Softmax and log_softmax: the row maximum and the sum of exponentials.
+/// Bytes of the partials of a reduction along `dim` of `value` where it is
+/// split (SumSplit.h), in the compute type, as far as they exceed
+/// `resultBytes`: the row reductions finish, and their partials are freed,
+/// before the op's results are allocated, so the op's peak is the larger of
+/// the two with the row statistics.
+static uint64_t rowPartialsBeyond(Value value, int64_t dim,
+                                  uint64_t resultBytes) {
+  uint64_t partials = splitPartialBytes(
+      value, {dim}, computeWidth(cast<RankedTensorType>(value.getType())));
+  return partials > resultBytes ? partials - resultBytes : 0;
+}
+
+// Softmax and log_softmax: the row maximum and the sum of exponentials, and
+// one of their partials beyond the result.
 uint64_t SoftmaxOp::getScratchBytes() {
-  return rowStatistics(getInput(), getDim(), 2);
+  return rowStatistics(getInput(), getDim(), 2) +
+         rowPartialsBeyond(getInput(), getDim(), bytes(getResult()));
 }
 uint64_t LogSoftmaxOp::getScratchBytes() {
-  return rowStatistics(getInput(), getDim(), 2);
+  return rowStatistics(getInput(), getDim(), 2) +
+         rowPartialsBeyond(getInput(), getDim(), bytes(getResult()));
 }
-// Their gradients: one row sum.
+// Their gradients: one row sum and its partials beyond the result.
 uint64_t SoftmaxGradOp::getScratchBytes() {
-  return rowStatistics(getGrad(), getDim(), 1);
+  return rowStatistics(getGrad(), getDim(), 1) +
+         rowPartialsBeyond(getGrad(), getDim(), bytes(getResult()));
 }
 uint64_t LogSoftmaxGradOp::getScratchBytes() {
-  return rowStatistics(getGrad(), getDim(), 1);
+  return rowStatistics(getGrad(), getDim(), 1) +
+         rowPartialsBeyond(getGrad(), getDim(), bytes(getResult()));
 }
-// Cross-entropy: the row maximum, the sum of exponentials and the label's
-// logit; its gradient the first two. With an ignored label, both also
-// count the rows that are not ignored, in one element.
+// Cross-entropy: the row maximum and the sum of exponentials, with one of
+// their partials beyond the loss; then the label's logit too, and the
+// partials of the sum over the rows with the loss. Its gradient: the first
+// two and their partials beyond its result. With an ignored label, both
+// also count the rows that are not ignored, in one element.
 static uint64_t ignoredRowCount(Value logits,
                                 std::optional<int64_t> ignoreIndex) {
   if (!ignoreIndex)
@@ -268,11 +299,18 @@ static uint64_t ignoredRowCount(Value logits,
       cast<RankedTensorType>(logits.getType()).getElementType());
 }
 uint64_t CrossEntropyOp::getScratchBytes() {
-  return rowStatistics(getLogits(), 1, 3) +
+  auto logits = cast<RankedTensorType>(getLogits().getType());
+  uint64_t lossPartials =
+      times(getSplitPartialCount({logits.getDimSize(0), 1}, {0, 1}),
+            computeWidth(cast<RankedTensorType>(getType())));
+  return std::max(rowStatistics(getLogits(), 1, 2) +
+                      rowPartialsBeyond(getLogits(), 1, bytes(getResult())),
+                  rowStatistics(getLogits(), 1, 3) + lossPartials) +
          ignoredRowCount(getLogits(), getIgnoreIndex());
 }
 uint64_t CrossEntropyGradOp::getScratchBytes() {
   return rowStatistics(getLogits(), 1, 2) +
+         rowPartialsBeyond(getLogits(), 1, bytes(getResult())) +
          ignoredRowCount(getLogits(), getIgnoreIndex());
 }
 // Attention: the weights of every head and their row sums (the row maxima
@@ -310,13 +348,7 @@ static uint64_t channelSumPartialBytes(Value input, Value statistic) {
   for (int64_t d = 0; d < type.getRank(); ++d)
     if (d != 1)
       reduced.push_back(d);
-  std::optional<SumSplit> split = getSumSplit(type.getShape(), reduced);
-  if (!split)
-    return 0;
-  int64_t partials = 1;
-  for (int64_t size : split->partialShape)
-    partials *= size;
-  return times(partials, channelSumWidth(statistic));
+  return splitPartialBytes(input, reduced, channelSumWidth(statistic));
 }
 // batch_norm: the sums of the input and of its centred squares, and one
 // sum's partials.
@@ -341,6 +373,16 @@ uint64_t BatchNormGradOp::getScratchBytes() {
 // The number of elements tied for the maximum, per output element.
 uint64_t ReduceMaxGradOp::getScratchBytes() { return bytes(getOutput()); }
 
+/// The dimensions a reduction of `input` over `dims` reduces: all of them
+/// when absent.
+static SmallVector<int64_t> reducedDims(Value input,
+                                        std::optional<ArrayRef<int64_t>> dims) {
+  if (dims)
+    return llvm::to_vector(*dims);
+  return llvm::to_vector(
+      llvm::seq<int64_t>(0, cast<RankedTensorType>(input.getType()).getRank()));
+}
+
 /// The scratch of a sum over `dims` of `input` (all of them when absent)
 /// into `result` (buildSplitSum): the partial sums where SumSplit.h splits
 /// it, and an f32 sum of the result's shape for a 16-bit result, both in the
@@ -348,23 +390,10 @@ uint64_t ReduceMaxGradOp::getScratchBytes() { return bytes(getOutput()); }
 static uint64_t sumScratchBytes(Value input,
                                 std::optional<ArrayRef<int64_t>> dims,
                                 Value result) {
-  auto type = cast<RankedTensorType>(input.getType());
   auto resultType = cast<RankedTensorType>(result.getType());
-  SmallVector<int64_t> reduced;
-  if (dims)
-    llvm::append_range(reduced, *dims);
-  else
-    reduced = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-  uint64_t accumulator = getWidenedAccumulatorBytes(resultType);
-  std::optional<SumSplit> split = getSumSplit(type.getShape(), reduced);
-  if (!split)
-    return accumulator;
-  int64_t partials = 1;
-  for (int64_t size : split->partialShape)
-    partials *= size;
-  return llvm::SaturatingAdd(times(partials, getElementByteWidth(getComputeType(
-                                                 resultType.getElementType()))),
-                             accumulator);
+  return llvm::SaturatingAdd(splitPartialBytes(input, reducedDims(input, dims),
+                                               computeWidth(resultType)),
+                             getWidenedAccumulatorBytes(resultType));
 }
 uint64_t ReduceSumOp::getScratchBytes() {
   return sumScratchBytes(getInput(), getDims(), getResult());
@@ -375,8 +404,11 @@ uint64_t ReduceMeanOp::getScratchBytes() {
 uint64_t ReduceNormOp::getScratchBytes() {
   return sumScratchBytes(getInput(), getDims(), getResult());
 }
-// The maximum is one sequential pass.
-uint64_t ReduceMaxOp::getScratchBytes() { return 0; }
+// The maximum's partials, in its element type, where it is split.
+uint64_t ReduceMaxOp::getScratchBytes() {
+  return splitPartialBytes(getInput(), reducedDims(getInput(), getDims()),
+                           getElementByteWidth(getType().getElementType()));
+}
 uint64_t MseLossOp::getScratchBytes() {
   return sumScratchBytes(getInput(), std::nullopt, getResult());
 }

@@ -106,6 +106,20 @@ getSumSplit(llvm::ArrayRef<int64_t> shape,
   return std::nullopt;
 }
 
+/// The number of partials of a reduction over `reducedDims` of a tensor of
+/// `shape` (getSumSplit), 0 when it is not split: the scratch, times the
+/// partials' element width, that its op's cost counts.
+inline int64_t getSplitPartialCount(llvm::ArrayRef<int64_t> shape,
+                                    llvm::ArrayRef<int64_t> reducedDims) {
+  std::optional<SumSplit> split = getSumSplit(shape, reducedDims);
+  if (!split)
+    return 0;
+  int64_t partials = 1;
+  for (int64_t size : split->partialShape)
+    partials *= size;
+  return partials;
+}
+
 } // namespace ckpt
 
 #endif // CKPT_DIALECT_CKPT_IR_SUMSPLIT_H
