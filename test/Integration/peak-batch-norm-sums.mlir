@@ -18,13 +18,13 @@
 // 128 B each; f64's gradient sums into its results) and one sum's 1024
 // partials (8192 B) on the heap.
 // RUN: ckpt-run %s --function forward --seed 1 --check-peak=1e-9 | FileCheck %s --check-prefix=FORWARD
-// RUN: ckpt-run %s --function running_stats --seed 1 --check-peak=1e-9 | FileCheck %s --check-prefix=RUNNING
+// RUN: ckpt-run %s --function running_stats --seed 1 --check-peak=1e-9 | FileCheck %s --check-prefix=STATS
 // RUN: ckpt-run %s --function f32_grad --seed 1 --check-peak=1e-9 | FileCheck %s --check-prefix=F32-GRAD
 // RUN: ckpt-run %s --function f64_grad --seed 1 --check-peak=1e-9 | FileCheck %s --check-prefix=F64-GRAD
 //   y 262144 + mean, rstd 128 + sums 256 + partials 8192:
 // FORWARD: peak bytes: measured 532864 (inputs 262144 + heap 270720), simulated 532864 (+0.00%)
 //   the new statistics 128 + one sum 128 + partials 8192:
-// RUNNING: peak bytes: measured 270784 (inputs 262336 + heap 8448), simulated 270784 (+0.00%)
+// STATS: peak bytes: measured 270784 (inputs 262336 + heap 8448), simulated 270784 (+0.00%)
 //   dx 262144 + dw, db 128 + sums 256 + partials 8192:
 // F32-GRAD: peak bytes: measured 795200 (inputs 524480 + heap 270720), simulated 795200 (+0.00%)
 //   dx 524288 + dw, db (the sums) 256 + partials 8192:

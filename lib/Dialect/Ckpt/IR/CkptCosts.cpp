@@ -255,42 +255,29 @@ static uint64_t rowStatistics(Value value, int64_t dim, uint64_t count) {
   return times(times(count, rows), computeWidth(type));
 }
 
-/// Bytes of the partials of a reduction along `dim` of `value` where it is
-/// split (SumSplit.h), in the compute type, as far as they exceed
-/// `resultBytes`: the row reductions finish, and their partials are freed,
-/// before the op's results are allocated, so the op's peak is the larger of
-/// the two with the row statistics.
-static uint64_t rowPartialsBeyond(Value value, int64_t dim,
-                                  uint64_t resultBytes) {
-  uint64_t partials = splitPartialBytes(
-      value, {dim}, computeWidth(cast<RankedTensorType>(value.getType())));
-  return partials > resultBytes ? partials - resultBytes : 0;
-}
-
-// Softmax and log_softmax: the row maximum and the sum of exponentials, and
-// one of their partials beyond the result.
+// Softmax and log_softmax: the row maximum and the sum of exponentials.
+// Long rows reduce in two stages (SumSplit.h), but their partials are freed
+// before the result is allocated and are at most a 64th of its elements in
+// f32, so they never raise the op's peak.
 uint64_t SoftmaxOp::getScratchBytes() {
-  return rowStatistics(getInput(), getDim(), 2) +
-         rowPartialsBeyond(getInput(), getDim(), bytes(getResult()));
+  return rowStatistics(getInput(), getDim(), 2);
 }
 uint64_t LogSoftmaxOp::getScratchBytes() {
-  return rowStatistics(getInput(), getDim(), 2) +
-         rowPartialsBeyond(getInput(), getDim(), bytes(getResult()));
+  return rowStatistics(getInput(), getDim(), 2);
 }
-// Their gradients: one row sum and its partials beyond the result.
+// Their gradients: one row sum (its partials, likewise, never count).
 uint64_t SoftmaxGradOp::getScratchBytes() {
-  return rowStatistics(getGrad(), getDim(), 1) +
-         rowPartialsBeyond(getGrad(), getDim(), bytes(getResult()));
+  return rowStatistics(getGrad(), getDim(), 1);
 }
 uint64_t LogSoftmaxGradOp::getScratchBytes() {
-  return rowStatistics(getGrad(), getDim(), 1) +
-         rowPartialsBeyond(getGrad(), getDim(), bytes(getResult()));
+  return rowStatistics(getGrad(), getDim(), 1);
 }
-// Cross-entropy: the row maximum and the sum of exponentials, with one of
-// their partials beyond the loss; then the label's logit too, and the
-// partials of the sum over the rows with the loss. Its gradient: the first
-// two and their partials beyond its result. With an ignored label, both
-// also count the rows that are not ignored, in one element.
+// Cross-entropy: the row maximum and the sum of exponentials with one of
+// their partials, before the loss is allocated; then the label's logit
+// too, and the partials of the sum over the rows with the loss. Its
+// gradient: the first two (their partials never count, as for softmax).
+// With an ignored label, both also count the rows that are not ignored, in
+// one element.
 static uint64_t ignoredRowCount(Value logits,
                                 std::optional<int64_t> ignoreIndex) {
   if (!ignoreIndex)
@@ -300,17 +287,20 @@ static uint64_t ignoredRowCount(Value logits,
 }
 uint64_t CrossEntropyOp::getScratchBytes() {
   auto logits = cast<RankedTensorType>(getLogits().getType());
+  uint64_t loss = bytes(getResult());
+  uint64_t rowPartials =
+      splitPartialBytes(getLogits(), {1}, computeWidth(logits));
   uint64_t lossPartials =
       times(getSplitPartialCount({logits.getDimSize(0), 1}, {0, 1}),
             computeWidth(cast<RankedTensorType>(getType())));
-  return std::max(rowStatistics(getLogits(), 1, 2) +
-                      rowPartialsBeyond(getLogits(), 1, bytes(getResult())),
-                  rowStatistics(getLogits(), 1, 3) + lossPartials) +
+  // The op's peak less its result, the loss.
+  uint64_t rowPhase = rowStatistics(getLogits(), 1, 2) + rowPartials;
+  uint64_t lossPhase = rowStatistics(getLogits(), 1, 3) + lossPartials + loss;
+  return std::max(rowPhase, lossPhase) - loss +
          ignoredRowCount(getLogits(), getIgnoreIndex());
 }
 uint64_t CrossEntropyGradOp::getScratchBytes() {
   return rowStatistics(getLogits(), 1, 2) +
-         rowPartialsBeyond(getLogits(), 1, bytes(getResult())) +
          ignoredRowCount(getLogits(), getIgnoreIndex());
 }
 // Attention: the weights of every head and their row sums (the row maxima
