@@ -2,15 +2,15 @@
 // RUN: ckpt-opt %s --ckpt-autodiff=keep-forward=false | FileCheck %s
 
 // linear saves its input for dW (the weight is a parameter); dx is not
-// built because the input needs no gradient.
+// built because the input needs no gradient. dW = dy^T x reads dy
+// transposed, with no transposed copy.
 // CHECK-LABEL: func.func @linear_train
 //  CHECK-SAME:   (%[[X:.+]]: tensor<2x3x4xf32>, %[[W:.+]]: tensor<5x4xf32> {ckpt.param}, %[[B:.+]]: tensor<5xf32> {ckpt.param})
 //   CHECK-NOT:   ckpt.matmul {{.*}}%[[W]]
 //       CHECK:   %[[DY:.+]] = ckpt.broadcast_to {{.*}} -> tensor<2x3x5xf32>
 //       CHECK:   %[[DY2:.+]] = ckpt.reshape %[[DY]] {ckpt.backward} : tensor<2x3x5xf32> -> tensor<6x5xf32>
-//       CHECK:   %[[DYT:.+]] = ckpt.transpose %[[DY2]] permutation = [1, 0] {ckpt.backward}
 //       CHECK:   %[[X2:.+]] = ckpt.reshape %[[X]] {ckpt.backward} : tensor<2x3x4xf32> -> tensor<6x4xf32>
-//       CHECK:   %[[DW:.+]] = ckpt.matmul %[[DYT]], %[[X2]] {ckpt.backward} : (tensor<5x6xf32>, tensor<6x4xf32>) -> tensor<5x4xf32>
+//       CHECK:   %[[DW:.+]] = ckpt.matmul %[[DY2]], %[[X2]] transpose_lhs {ckpt.backward} : (tensor<6x5xf32>, tensor<6x4xf32>) -> tensor<5x4xf32>
 //       CHECK:   %[[SB:.+]] = ckpt.reduce_sum %[[DY]] dims = [0, 1] keepdim {ckpt.backward}
 //       CHECK:   %[[DB:.+]] = ckpt.reshape %[[SB]] {ckpt.backward} : tensor<1x1x5xf32> -> tensor<5xf32>
 //       CHECK:   return %{{.+}}, %[[DW]], %[[DB]]
@@ -33,20 +33,50 @@ func.func @linear_input(%x: tensor<4xf32> {ckpt.param}, %w: tensor<5x4xf32>) -> 
   return %l : tensor<f32>
 }
 
-// matmul with a broadcast batch: dB sums over the batch.
+// matmul with a broadcast batch: dB sums over the batch. dA = dC B^T and
+// dB = A^T dC read B and A transposed.
 // CHECK-LABEL: func.func @matmul_train
 //  CHECK-SAME:   (%[[A:.+]]: tensor<2x3x4xf32> {ckpt.param}, %[[B:.+]]: tensor<4x5xf32> {ckpt.param})
+//   CHECK-NOT:   ckpt.transpose
 //       CHECK:   %[[DC:.+]] = ckpt.broadcast_to {{.*}} -> tensor<2x3x5xf32>
-//       CHECK:   %[[BT:.+]] = ckpt.transpose %[[B]] permutation = [1, 0] {ckpt.backward}
-//       CHECK:   %[[DA:.+]] = ckpt.matmul %[[DC]], %[[BT]] {ckpt.backward} : (tensor<2x3x5xf32>, tensor<5x4xf32>) -> tensor<2x3x4xf32>
-//       CHECK:   %[[AT:.+]] = ckpt.transpose %[[A]] permutation = [0, 2, 1] {ckpt.backward}
-//       CHECK:   %[[P:.+]] = ckpt.matmul %[[AT]], %[[DC]] {ckpt.backward} : (tensor<2x4x3xf32>, tensor<2x3x5xf32>) -> tensor<2x4x5xf32>
+//       CHECK:   %[[DA:.+]] = ckpt.matmul %[[DC]], %[[B]] transpose_rhs {ckpt.backward} : (tensor<2x3x5xf32>, tensor<4x5xf32>) -> tensor<2x3x4xf32>
+//       CHECK:   %[[P:.+]] = ckpt.matmul %[[A]], %[[DC]] transpose_lhs {ckpt.backward} : (tensor<2x3x4xf32>, tensor<2x3x5xf32>) -> tensor<2x4x5xf32>
 //       CHECK:   %[[S:.+]] = ckpt.reduce_sum %[[P]] dims = [0] keepdim {ckpt.backward}
 //       CHECK:   %[[DB:.+]] = ckpt.reshape %[[S]] {ckpt.backward} : tensor<1x4x5xf32> -> tensor<4x5xf32>
 //       CHECK:   return %{{.+}}, %[[DA]], %[[DB]]
 func.func @matmul(%a: tensor<2x3x4xf32> {ckpt.param}, %b: tensor<4x5xf32> {ckpt.param}) -> tensor<f32> {
   %y = ckpt.matmul %a, %b : (tensor<2x3x4xf32>, tensor<4x5xf32>) -> tensor<2x3x5xf32>
   %l = ckpt.reduce_sum %y : tensor<2x3x5xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// A product read transposed: each operand's gradient comes out in its own
+// layout. With C = A^T B^T, dA = B^T dC^T, read as (B, dC) both
+// transposed, and dB = dC^T A^T as (dC, A) both transposed.
+// CHECK-LABEL: func.func @matmul_transposed_train
+//  CHECK-SAME:   (%[[A:.+]]: tensor<4x3xf32> {ckpt.param}, %[[B:.+]]: tensor<5x4xf32> {ckpt.param})
+//   CHECK-NOT:   ckpt.transpose
+//       CHECK:   %[[DC:.+]] = ckpt.broadcast_to {{.*}} -> tensor<3x5xf32>
+//       CHECK:   %[[DA:.+]] = ckpt.matmul %[[B]], %[[DC]] transpose_lhs transpose_rhs {ckpt.backward} : (tensor<5x4xf32>, tensor<3x5xf32>) -> tensor<4x3xf32>
+//       CHECK:   %[[DB:.+]] = ckpt.matmul %[[DC]], %[[A]] transpose_lhs transpose_rhs {ckpt.backward} : (tensor<3x5xf32>, tensor<4x3xf32>) -> tensor<5x4xf32>
+//       CHECK:   return %{{.+}}, %[[DA]], %[[DB]]
+func.func @matmul_transposed(%a: tensor<4x3xf32> {ckpt.param}, %b: tensor<5x4xf32> {ckpt.param}) -> tensor<f32> {
+  %y = ckpt.matmul %a, %b transpose_lhs transpose_rhs : (tensor<4x3xf32>, tensor<5x4xf32>) -> tensor<3x5xf32>
+  %l = ckpt.reduce_sum %y : tensor<3x5xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// One operand read transposed: dA = dC B (B already as op(B)^T), and
+// dB = dC^T A.
+// CHECK-LABEL: func.func @matmul_rhs_transposed_train
+//  CHECK-SAME:   (%[[A:.+]]: tensor<3x4xf32> {ckpt.param}, %[[B:.+]]: tensor<5x4xf32> {ckpt.param})
+//       CHECK:   %[[DC:.+]] = ckpt.broadcast_to {{.*}} -> tensor<3x5xf32>
+//       CHECK:   %[[DA:.+]] = ckpt.matmul %[[DC]], %[[B]] {ckpt.backward} : (tensor<3x5xf32>, tensor<5x4xf32>) -> tensor<3x4xf32>
+//       CHECK:   %[[DB:.+]] = ckpt.matmul %[[DC]], %[[A]] transpose_lhs {ckpt.backward} : (tensor<3x5xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
+//       CHECK:   return %{{.+}}, %[[DA]], %[[DB]]
+func.func @matmul_rhs_transposed(%a: tensor<3x4xf32> {ckpt.param}, %b: tensor<5x4xf32> {ckpt.param}) -> tensor<f32> {
+  %y = ckpt.matmul %a, %b transpose_rhs : (tensor<3x4xf32>, tensor<5x4xf32>) -> tensor<3x5xf32>
+  %l = ckpt.reduce_sum %y : tensor<3x5xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 

@@ -42,8 +42,7 @@
 //       CHECK:   %[[G2:.+]] = ckpt.cross_entropy_grad %[[ONE]], %[[LOGITS]], %[[LAB]] {ckpt.backward}
 //       CHECK:   %[[DL:.+]] = ckpt.add %[[G1]], %[[G2]] {ckpt.backward}
 //       CHECK:   %[[DH:.+]] = ckpt.matmul %[[DL]], %[[W]] {ckpt.backward}
-//       CHECK:   %[[DLT:.+]] = ckpt.transpose %[[DL]]
-//       CHECK:   %[[DW:.+]] = ckpt.matmul %[[DLT]], %[[H]] {ckpt.backward}
+//       CHECK:   %[[DW:.+]] = ckpt.matmul %[[DL]], %[[H]] transpose_lhs {ckpt.backward}
 //       CHECK:   %[[DE3:.+]] = ckpt.reshape %[[DH]] {ckpt.backward} : tensor<6x4xf32> -> tensor<2x3x4xf32>
 //       CHECK:   %[[DE:.+]] = ckpt.embedding_grad %[[DE3]], %[[TOK]] num_embeddings = 10 {ckpt.backward}
 //       CHECK:   return %{{.+}}, %[[DE]], %[[DW]], %[[DT]]

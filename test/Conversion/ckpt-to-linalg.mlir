@@ -37,6 +37,22 @@ func.func @matmul(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) -> tensor<2x3x5xf3
 
 // -----
 
+// Operands read transposed swap their row and column loops in their maps:
+// no transposed copy.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-LABEL: func.func @matmul_transposed
+//   CHECK-NOT:   linalg.transpose
+//       CHECK:   linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+//  CHECK-SAME:     ins(%{{.+}}, %{{.+}} : tensor<2x4x3xf32>, tensor<5x4xf32>)
+func.func @matmul_transposed(%a: tensor<2x4x3xf32>, %b: tensor<5x4xf32>) -> tensor<2x3x5xf32> {
+  %y = ckpt.matmul %a, %b transpose_lhs transpose_rhs : (tensor<2x4x3xf32>, tensor<5x4xf32>) -> tensor<2x3x5xf32>
+  return %y : tensor<2x3x5xf32>
+}
+
+// -----
+
 // Reductions keep or drop the reduced dimensions in the output map.
 // CHECK-LABEL: func.func @reduce
 //       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]

@@ -6,6 +6,8 @@
 
 // The second linear's output is not needed by backward, so the region
 // clones linear, tanh and dropout only; the segment's output is kept.
+// dx = dy W2 reads nothing recomputed, so the region comes after it, right
+// before dW2 = dy^T d (dy read transposed through the matmul's flag).
 // CHECK-LABEL: func.func @simple_train
 // CHECK-SAME:    (%[[X:.+]]: tensor<4x8xf32>, %[[W1:.+]]: tensor<8x8xf32> {ckpt.param}, %[[W2:.+]]: tensor<8x8xf32> {ckpt.param}, %[[RNG:.+]]: !ckpt.rng)
 // CHECK:         %[[H:.+]] = ckpt.linear %[[X]], %[[W1]]
@@ -14,14 +16,15 @@
 // CHECK-NEXT:    %[[O:.+]] = ckpt.linear %[[D]], %[[W2]]
 // CHECK-NEXT:    ckpt.reduce_mean %[[O]]
 // CHECK-NOT:     ckpt.checkpoint
-// CHECK:         %[[GT:.+]] = ckpt.transpose
+// CHECK:         %[[DY:.+]] = ckpt.div
+// CHECK-NEXT:    ckpt.matmul %[[DY]], %[[W2]] {ckpt.backward}
 // CHECK-NEXT:    %[[R:.+]]:2 = ckpt.recompute(%[[RX:.+]] = %[[X]], %[[RW:.+]] = %[[W1]], %[[RR:.+]] = %[[RNG]]) : (tensor<4x8xf32>, tensor<8x8xf32>, !ckpt.rng) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {ckpt.backward} {
 // CHECK-NEXT:      %[[H2:.+]] = ckpt.linear %[[RX]], %[[RW]]
 // CHECK-NEXT:      %[[T2:.+]] = ckpt.tanh %[[H2]]
 // CHECK-NEXT:      %[[D2:.+]] = ckpt.dropout %[[T2]] rng %[[RR]] offset = 0 p = 5.000000e-01
 // CHECK-NEXT:      ckpt.yield %[[T2]], %[[D2]]
 // CHECK-NEXT:    }
-// CHECK-NEXT:    ckpt.matmul %[[GT]], %[[R]]#1 {ckpt.backward}
+// CHECK-NEXT:    ckpt.matmul %[[DY]], %[[R]]#1 transpose_lhs {ckpt.backward}
 // CHECK:         ckpt.tanh_grad %{{.+}}, %[[R]]#0 {ckpt.backward}
 // CHECK-NOT:     {{%}}[[T]]{{[^0-9#]}}
 // CHECK-NOT:     {{%}}[[D]]{{[^0-9#]}}

@@ -1,9 +1,10 @@
 //===- Dense.cpp - linear and matmul -> linalg.generic contractions -------===//
 //
 // Both are one contraction linalg.generic: matmul over (batch..., m, n, k)
-// with broadcast batch maps, linear over (rows..., n, k) reading the weight
-// as [n, k], accumulating into zeros or into the broadcast bias (in f32 for
-// 16-bit results, rounded once).
+// with broadcast batch maps, a transposed operand read through its map;
+// linear over (rows..., n, k) reading the weight as [n, k]; accumulating
+// into zeros or into the broadcast bias (in f32 for 16-bit results,
+// rounded once).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,9 @@ FailureOr<SmallVector<Value>> lowerMatmul(MatmulOp op,
   unsigned m = batch, k = batch + 1, n = batch + 2;
   auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
   auto operandMap = [&](RankedTensorType type, AffineExpr row,
-                        AffineExpr column) {
+                        AffineExpr column, bool transposed) {
+    if (transposed)
+      std::swap(row, column);
     SmallVector<AffineExpr> exprs;
     int64_t offset = batch - (type.getRank() - 2);
     for (int64_t i = 0; i < type.getRank() - 2; ++i)
@@ -48,8 +51,8 @@ FailureOr<SmallVector<Value>> lowerMatmul(MatmulOp op,
     out.push_back(d(i));
   out.append({d(m), d(n)});
   SmallVector<AffineMap> maps = {
-      operandMap(op.getLhs().getType(), d(m), d(k)),
-      operandMap(op.getRhs().getType(), d(k), d(n)),
+      operandMap(op.getLhs().getType(), d(m), d(k), op.getTransposeLhs()),
+      operandMap(op.getRhs().getType(), d(k), d(n), op.getTransposeRhs()),
       AffineMap::get(rank, 0, out, context)};
   Location loc = op.getLoc();
   return SmallVector<Value>{

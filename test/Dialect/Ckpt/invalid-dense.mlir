@@ -65,6 +65,23 @@ func.func @matmul_contraction(%a: tensor<3x8xf32>, %b: tensor<7x4xf32>) {
 
 // -----
 
+// Read transposed, lhs [8, 3] has K = 8 and rhs [4, 7] has K = 7.
+func.func @matmul_transposed_contraction(%a: tensor<8x3xf32>, %b: tensor<4x7xf32>) {
+  // expected-error @below {{'ckpt.matmul' op contraction sizes differ: lhs has K = 8, rhs has K = 7}}
+  %y = ckpt.matmul %a, %b transpose_lhs transpose_rhs : (tensor<8x3xf32>, tensor<4x7xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_transposed_result(%a: tensor<8x3xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @below {{'ckpt.matmul' op result 0 has type 'tensor<8x4xf32>' but the operands and attributes give 'tensor<3x4xf32>'}}
+  %y = ckpt.matmul %a, %b transpose_lhs : (tensor<8x3xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
 func.func @matmul_batch(%a: tensor<2x3x8xf32>, %b: tensor<5x8x4xf32>) {
   // expected-error @below {{'ckpt.matmul' op batch dimensions [2] and [5] do not broadcast}}
   %y = ckpt.matmul %a, %b : (tensor<2x3x8xf32>, tensor<5x8x4xf32>) -> tensor<2x3x4xf32>

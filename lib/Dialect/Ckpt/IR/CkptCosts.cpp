@@ -54,7 +54,8 @@ uint64_t MatmulOp::getFlops() {
   RankedTensorType result = getResult().getType();
   int64_t rows = result.getDimSize(result.getRank() - 2);
   int64_t columns = result.getDimSize(result.getRank() - 1);
-  int64_t k = getLhs().getType().getShape().back();
+  ArrayRef<int64_t> lhs = getLhs().getType().getShape();
+  int64_t k = getTransposeLhs() ? lhs.drop_back().back() : lhs.back();
   uint64_t batch = elements(getResult()) /
                    std::max<uint64_t>(times(rows, columns), 1);
   return matmulFlops(batch, rows, k, columns);

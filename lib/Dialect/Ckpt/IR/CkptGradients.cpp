@@ -58,15 +58,6 @@ struct GradBuilder {
     return summed;
   }
 
-  /// Swaps the last two dimensions.
-  Value transposeLastTwo(Value value) {
-    int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
-    SmallVector<int64_t> perm(rank);
-    std::iota(perm.begin(), perm.end(), 0);
-    std::swap(perm[rank - 1], perm[rank - 2]);
-    return TransposeOp::create(b, loc, value, perm);
-  }
-
   /// Reshapes `[d0, ..., dn-1, k]` to `[d0 * ... * dn-1, k]` (rank 1 becomes
   /// `[1, k]`); unknown leading sizes give an unknown row count.
   Value flattenToMatrix(Value value) {
@@ -126,10 +117,12 @@ LogicalResult LinearOp::buildGradients(OpBuilder &builder,
     operandGrads[0] = dx;
   }
   if (needsGrad[1]) {
-    // dW = dy^T x over all leading dimensions.
-    Value dyT = g.transposeLastTwo(g.flattenToMatrix(dy));
+    // dW = dy^T x over all leading dimensions, dy read transposed.
+    Value dyRows = g.flattenToMatrix(dy);
+    Value inputRows = g.flattenToMatrix(getInput());
     operandGrads[1] =
-        MatmulOp::create(builder, g.loc, dyT, g.flattenToMatrix(getInput()));
+        MatmulOp::create(builder, g.loc, dyRows, inputRows,
+                         /*transpose_lhs=*/true, /*transpose_rhs=*/false);
   }
   if (getBias() && needsGrad[2])
     operandGrads[2] = g.sumTo(dy, getBias().getType());
@@ -144,17 +137,28 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &builder,
                                        ArrayRef<Value> resultGrads,
                                        ArrayRef<bool> needsGrad,
                                        SmallVectorImpl<Value> &operandGrads) {
+  // With C = op(A) op(B), op transposing where flagged: d op(A) = dC
+  // op(B)^T and d op(B) = op(A)^T dC, each computed in its operand's
+  // layout (dA = op(B) dC^T when A is read transposed) through the flags,
+  // so no operand is copied transposed.
   GradBuilder g(builder, *this);
   Value dc = resultGrads[0];
+  Value lhs = getLhs(), rhs = getRhs();
+  bool transposedLhs = getTransposeLhs(), transposedRhs = getTransposeRhs();
+  auto product = [&](Value a, Value b, bool transposeA, bool transposeB) {
+    return MatmulOp::create(builder, g.loc, a, b, transposeA, transposeB);
+  };
   operandGrads.assign(2, Value());
   if (needsGrad[0])
-    operandGrads[0] = g.sumTo(
-        MatmulOp::create(builder, g.loc, dc, g.transposeLastTwo(getRhs())),
-        getLhs().getType());
+    operandGrads[0] =
+        g.sumTo(transposedLhs ? product(rhs, dc, transposedRhs, true)
+                              : product(dc, rhs, false, !transposedRhs),
+                lhs.getType());
   if (needsGrad[1])
-    operandGrads[1] = g.sumTo(
-        MatmulOp::create(builder, g.loc, g.transposeLastTwo(getLhs()), dc),
-        getRhs().getType());
+    operandGrads[1] =
+        g.sumTo(transposedRhs ? product(dc, lhs, true, transposedLhs)
+                              : product(lhs, dc, !transposedLhs, false),
+                rhs.getType());
   return success();
 }
 

@@ -265,8 +265,14 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   if (lhs.getRank() < 2 || rhs.getRank() < 2)
     return opError(loc, name, "operands must have rank >= 2, got ranks ",
                    lhs.getRank(), " and ", rhs.getRank());
-  int64_t lhsK = lhs.getShape().back();
-  int64_t rhsK = rhs.getShape().drop_back().back();
+  // The matrices' (rows, columns) as the product reads them.
+  auto matrix = [](RankedTensorType type, bool transposed) {
+    int64_t rows = type.getShape().drop_back().back(),
+            columns = type.getShape().back();
+    return transposed ? std::pair(columns, rows) : std::pair(rows, columns);
+  };
+  auto [m, lhsK] = matrix(lhs, bool(adaptor.getTransposeLhs()));
+  auto [rhsK, n] = matrix(rhs, bool(adaptor.getTransposeRhs()));
   if (sizesConflict(lhsK, rhsK))
     return opError(loc, name, "contraction sizes differ: lhs has K = ", lhsK,
                    ", rhs has K = ", rhsK);
@@ -276,8 +282,7 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
     return opError(loc, name, "batch dimensions ",
                    ShapeText{lhs.getShape().drop_back(2)}, " and ",
                    ShapeText{rhs.getShape().drop_back(2)}, " do not broadcast");
-  shape.push_back(lhs.getShape().drop_back().back());
-  shape.push_back(rhs.getShape().back());
+  shape.append({m, n});
   inferred.push_back(RankedTensorType::get(shape, lhs.getElementType()));
   return success();
 }

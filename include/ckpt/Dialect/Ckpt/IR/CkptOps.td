@@ -87,17 +87,28 @@ def Ckpt_MatmulOp : Ckpt_InferringOp<"matmul",
     The leading (batch) dimensions broadcast as in NumPy, and the result is
     `[broadcast(batch), M, N]`.
 
+    `transpose_lhs` reads `lhs` as `[..., K, M]` and `transpose_rhs` reads
+    `rhs` as `[..., N, K]`: the product of their last two dimensions
+    swapped (`torch.matmul(lhs.mT, rhs)`), without a transposed copy. The
+    gradients of `linear` and `matmul` use them, so a GEMM reads its
+    operands in place (a BLAS transpose flag).
+
     Example:
 
     ```mlir
     %s = ckpt.matmul %q, %kt
         : (tensor<8x12x64x32xf32>, tensor<8x12x32x64xf32>) -> tensor<8x12x64x64xf32>
+    %t = ckpt.matmul %q, %k transpose_rhs
+        : (tensor<8x12x64x32xf32>, tensor<8x12x64x32xf32>) -> tensor<8x12x64x64xf32>
     ```
   }];
-  let arguments = (ins Ckpt_FloatTensor:$lhs, Ckpt_FloatTensor:$rhs);
+  let arguments = (ins Ckpt_FloatTensor:$lhs, Ckpt_FloatTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
   let results = (outs Ckpt_FloatTensor:$result);
   let assemblyFormat = [{
-    operands attr-dict `:` functional-type(operands, results)
+    $lhs `,` $rhs (`transpose_lhs` $transpose_lhs^)?
+    (`transpose_rhs` $transpose_rhs^)? attr-dict `:`
+    `(` type($lhs) `,` type($rhs) `)` `->` type($result)
   }];
 }
 
