@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <string>
+#include <string_view>
 #include <vector>
 
 // LLVM's OpenMP runtime ships its omp.h in clang's resource directory,
@@ -40,23 +41,56 @@ constexpr int64_t kPieceAlignment = 16;
 struct OpenBlas {
   decltype(&cblas_sgemm) sgemm = nullptr;
   decltype(&cblas_dgemm) dgemm = nullptr;
+  const char *core = "";
 };
+
+/// OpenBLAS's core name (openblas_get_corename) in `library`, or "".
+const char *getCoreName(void *library) {
+  auto coreName =
+      reinterpret_cast<char *(*)()>(dlsym(library, "openblas_get_corename"));
+  return coreName ? coreName() : "";
+}
 
 /// Opens OpenBLAS and keeps its calls on the calling thread (the pieces are
 /// ours), or ends the process saying why: the lowered step cannot handle
 /// an error. OpenBLAS picks its kernels for the processor as it loads,
-/// unless OPENBLAS_CORETYPE names them.
+/// unless OPENBLAS_CORETYPE names them; where it falls back to kernels
+/// below the processor's vector units (getOpenBlasCoreUpgrade), it is
+/// loaded again with OPENBLAS_CORETYPE naming better ones, for that load
+/// only.
 OpenBlas loadOpenBlas() {
   void *library = nullptr;
   std::string errors;
+  const char *loadedName = nullptr;
   for (const char *name : {"libopenblas.so.0", "libopenblas.so"}) {
-    if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+    if ((library = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
+      loadedName = name;
       break;
+    }
     errors += std::string("\n  ") + dlerror();
+  }
+  if (library && !std::getenv("OPENBLAS_CORETYPE")) {
+    __builtin_cpu_init();
+    bool avx512 = __builtin_cpu_supports("avx512f") &&
+                  __builtin_cpu_supports("avx512cd") &&
+                  __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("avx512dq") &&
+                  __builtin_cpu_supports("avx512vl");
+    bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (const char *core = ckpt::runtime::getOpenBlasCoreUpgrade(
+            getCoreName(library), avx512, avx2)) {
+      setenv("OPENBLAS_CORETYPE", core, 1);
+      dlclose(library);
+      library = dlopen(loadedName, RTLD_NOW | RTLD_LOCAL);
+      unsetenv("OPENBLAS_CORETYPE");
+      if (!library)
+        errors += std::string("\n  ") + dlerror();
+    }
   }
   OpenBlas blas;
   void (*setThreads)(int) = nullptr;
   if (library) {
+    blas.core = getCoreName(library);
     blas.sgemm =
         reinterpret_cast<decltype(blas.sgemm)>(dlsym(library, "cblas_sgemm"));
     blas.dgemm =
@@ -84,6 +118,19 @@ const OpenBlas &getOpenBlas() {
   static const OpenBlas blas = loadOpenBlas();
   return blas;
 }
+
+} // namespace
+
+const char *ckpt::runtime::getOpenBlasCoreUpgrade(const char *loadedCore,
+                                                  bool avx512, bool avx2) {
+  if (std::string_view(loadedCore) != "Prescott")
+    return nullptr;
+  return avx512 ? "SkylakeX" : avx2 ? "Haswell" : nullptr;
+}
+
+const char *ckpt::runtime::getOpenBlasCore() { return getOpenBlas().core; }
+
+namespace {
 
 CBLAS_TRANSPOSE getTranspose(bool transposed) {
   return transposed ? CblasTrans : CblasNoTrans;

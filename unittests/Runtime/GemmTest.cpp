@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace ckpt::runtime;
@@ -142,3 +144,29 @@ TEST(GemmTest, SameThreadsSameBits) {
 }
 
 } // namespace
+
+// OpenBLAS's SSE3 fallback gives way to the best kernels the vector units
+// allow; a core OpenBLAS chose itself stays.
+TEST(GemmTest, FallbackCoreGivesWayToTheVectorUnits) {
+  EXPECT_STREQ(getOpenBlasCoreUpgrade("Prescott", true, true), "SkylakeX");
+  EXPECT_STREQ(getOpenBlasCoreUpgrade("Prescott", false, true), "Haswell");
+  EXPECT_EQ(getOpenBlasCoreUpgrade("Prescott", false, false), nullptr);
+  EXPECT_EQ(getOpenBlasCoreUpgrade("Haswell", true, true), nullptr);
+  EXPECT_EQ(getOpenBlasCoreUpgrade("SkylakeX", true, true), nullptr);
+  EXPECT_EQ(getOpenBlasCoreUpgrade("Zen", false, true), nullptr);
+}
+
+// On this processor the products run on kernels that use its vector units
+// (OpenBLAS's SSE3 ones only where it has no AVX2), unless the environment
+// names the kernels.
+TEST(GemmTest, ProductsUseTheVectorUnits) {
+  if (std::getenv("OPENBLAS_CORETYPE"))
+    GTEST_SKIP() << "OPENBLAS_CORETYPE names the kernels";
+  __builtin_cpu_init();
+  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  std::string core = getOpenBlasCore();
+  EXPECT_FALSE(core.empty());
+  if (avx2) {
+    EXPECT_NE(core, "Prescott");
+  }
+}

@@ -74,6 +74,19 @@ CKPT_DECLARE_BLAS_GEMM(BFloat16)
             transposedA, transposedB);                                         \
   }
 
+/// The kernels OpenBLAS should be loaded with instead of `loadedCore`
+/// (openblas_get_corename) on a processor with AVX-512 (F, CD, BW, DQ, VL)
+/// or AVX2 and FMA, or null to keep them: OpenBLAS picks its kernels by
+/// the processor's model, and one it does not know (a virtual machine can
+/// hide it) gets its SSE3 kernels, "Prescott", a third of the speed of
+/// SkylakeX's on an AVX-512 processor.
+const char *getOpenBlasCoreUpgrade(const char *loadedCore, bool avx512,
+                                   bool avx2);
+
+/// The kernels OpenBLAS runs the CPU's products with (its core name),
+/// loading it if no product has yet.
+const char *getOpenBlasCore();
+
 /// The threads the CPU's parallel loops and products run on, one OpenMP
 /// pool for both; 0 keeps the default, every core. The loops' bits do not
 /// depend on it, the products' repeat on the same count.
