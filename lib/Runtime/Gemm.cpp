@@ -70,13 +70,16 @@ OpenBlas loadOpenBlas() {
     errors += std::string("\n  ") + dlerror();
   }
   if (library && !std::getenv("OPENBLAS_CORETYPE")) {
+    bool avx512 = false, avx2 = false;
+#if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    bool avx512 = __builtin_cpu_supports("avx512f") &&
-                  __builtin_cpu_supports("avx512cd") &&
-                  __builtin_cpu_supports("avx512bw") &&
-                  __builtin_cpu_supports("avx512dq") &&
-                  __builtin_cpu_supports("avx512vl");
-    bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    avx512 = __builtin_cpu_supports("avx512f") &&
+             __builtin_cpu_supports("avx512cd") &&
+             __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512vl");
+    avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
     if (const char *core = ckpt::runtime::getOpenBlasCoreUpgrade(
             getCoreName(library), avx512, avx2)) {
       setenv("OPENBLAS_CORETYPE", core, 1);

@@ -162,8 +162,11 @@ TEST(GemmTest, FallbackCoreGivesWayToTheVectorUnits) {
 TEST(GemmTest, ProductsUseTheVectorUnits) {
   if (std::getenv("OPENBLAS_CORETYPE"))
     GTEST_SKIP() << "OPENBLAS_CORETYPE names the kernels";
+  bool avx2 = false;
+#if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
   std::string core = getOpenBlasCore();
   EXPECT_FALSE(core.empty());
   if (avx2) {
