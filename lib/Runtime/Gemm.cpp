@@ -70,18 +70,8 @@ OpenBlas loadOpenBlas() {
     errors += std::string("\n  ") + dlerror();
   }
   if (library && !std::getenv("OPENBLAS_CORETYPE")) {
-    bool avx512 = false, avx2 = false;
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    avx512 = __builtin_cpu_supports("avx512f") &&
-             __builtin_cpu_supports("avx512cd") &&
-             __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512vl");
-    avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
     if (const char *core = ckpt::runtime::getOpenBlasCoreUpgrade(
-            getCoreName(library), avx512, avx2)) {
+            getCoreName(library), ckpt::runtime::getVectorUnits())) {
       setenv("OPENBLAS_CORETYPE", core, 1);
       dlclose(library);
       library = dlopen(loadedName, RTLD_NOW | RTLD_LOCAL);
@@ -124,11 +114,24 @@ const OpenBlas &getOpenBlas() {
 
 } // namespace
 
+ckpt::runtime::VectorUnits ckpt::runtime::getVectorUnits() {
+  VectorUnits units;
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  units.avx512 =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+      __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  units.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  return units;
+}
+
 const char *ckpt::runtime::getOpenBlasCoreUpgrade(const char *loadedCore,
-                                                  bool avx512, bool avx2) {
+                                                  VectorUnits units) {
   if (std::string_view(loadedCore) != "Prescott")
     return nullptr;
-  return avx512 ? "SkylakeX" : avx2 ? "Haswell" : nullptr;
+  return units.avx512 ? "SkylakeX" : units.avx2 ? "Haswell" : nullptr;
 }
 
 const char *ckpt::runtime::getOpenBlasCore() { return getOpenBlas().core; }

@@ -74,14 +74,21 @@ CKPT_DECLARE_BLAS_GEMM(BFloat16)
             transposedA, transposedB);                                         \
   }
 
+/// The x86 vector units OpenBLAS's faster kernels need: AVX-512 (F, CD, BW,
+/// DQ, VL) and AVX2 with FMA; neither elsewhere.
+struct VectorUnits {
+  bool avx512 = false, avx2 = false;
+};
+
+/// This processor's VectorUnits.
+VectorUnits getVectorUnits();
+
 /// The kernels OpenBLAS should be loaded with instead of `loadedCore`
-/// (openblas_get_corename) on a processor with AVX-512 (F, CD, BW, DQ, VL)
-/// or AVX2 and FMA, or null to keep them: OpenBLAS picks its kernels by
-/// the processor's model, and one it does not know (a virtual machine can
-/// hide it) gets its SSE3 kernels, "Prescott", a third of the speed of
-/// SkylakeX's on an AVX-512 processor.
-const char *getOpenBlasCoreUpgrade(const char *loadedCore, bool avx512,
-                                   bool avx2);
+/// (openblas_get_corename) on a processor with `units`, or null to keep
+/// them: OpenBLAS picks its kernels by the processor's model, and one it
+/// does not know (a virtual machine can hide it) gets its SSE3 kernels,
+/// "Prescott", a third of the speed of SkylakeX's on an AVX-512 processor.
+const char *getOpenBlasCoreUpgrade(const char *loadedCore, VectorUnits units);
 
 /// The kernels OpenBLAS runs the CPU's products with (its core name),
 /// loading it if no product has yet.
