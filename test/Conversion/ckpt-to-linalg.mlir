@@ -285,3 +285,28 @@ func.func @short_sums(%x: tensor<200x300xf32>, %y: tensor<1024x100xf32>) -> (ten
   %r = ckpt.reduce_sum %y dims = [1] : tensor<1024x100xf32> -> tensor<1024xf32>
   return %s, %r : tensor<f32>, tensor<1024xf32>
 }
+
+// -----
+
+// Cross-entropy reads each row's logit at its label as one element (a
+// gather over the rows, not a scan of the classes): a label that is no
+// class (the ignored -100) reads column 0 and gives 0.
+// CHECK-LABEL: func.func @cross_entropy_label
+//  CHECK-SAME:   (%[[LOGITS:.+]]: tensor<4x5xf32>
+//       CHECK:   %[[LABELS:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0, 1]] output_shape [4, 1] : tensor<4xi64> into tensor<4x1xi64>
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[LABELS]] : tensor<4x1xi64>) outs(%{{.+}} : tensor<4x1xf32>)
+//  CHECK-NEXT:   ^bb0(%[[LABEL:.+]]: i64, %{{.+}}: f32):
+//   CHECK-DAG:     %[[ZERO:.+]] = arith.constant 0 : i64
+//   CHECK-DAG:     %[[CLASSES:.+]] = arith.constant 5 : i64
+//   CHECK-DAG:     %[[BELOW:.+]] = arith.cmpi slt, %[[LABEL]], %[[CLASSES]] : i64
+//   CHECK-DAG:     %[[ABOVE:.+]] = arith.cmpi sge, %[[LABEL]], %[[ZERO]] : i64
+//       CHECK:     %[[IS_CLASS:.+]] = arith.andi %[[ABOVE]], %[[BELOW]] : i1
+//       CHECK:     %[[COLUMN:.+]] = arith.select %[[IS_CLASS]], %[[LABEL]], %[[ZERO]] : i64
+//       CHECK:     %[[INDEX:.+]] = arith.index_cast %[[COLUMN]] : i64 to index
+//       CHECK:     %[[ROW:.+]] = linalg.index 0 : index
+//       CHECK:     %[[LOGIT:.+]] = tensor.extract %[[LOGITS]][%[[ROW]], %[[INDEX]]] : tensor<4x5xf32>
+//       CHECK:     arith.select %[[IS_CLASS]], %[[LOGIT]], %{{.+}} : f32
+func.func @cross_entropy_label(%logits: tensor<4x5xf32>, %labels: tensor<4xi64>) -> tensor<f32> {
+  %loss = ckpt.cross_entropy %logits, %labels ignore_index = -100 : (tensor<4x5xf32>, tensor<4xi64>) -> tensor<f32>
+  return %loss : tensor<f32>
+}

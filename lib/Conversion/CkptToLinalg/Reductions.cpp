@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace ckpt;
@@ -301,6 +302,33 @@ Value divideByRows(ScalarBuilder &s, Value x, ValueRange inputs,
   return s.div(x, rows.counted ? inputs.back() : s.constant(rows.all));
 }
 
+/// Each row's logit at its label, read as one element per row (a scan of
+/// the row for it would read all C): 0 where the label is not a class (an
+/// ignored row), whose column is not read.
+Value gatherLabelLogits(OpBuilder &b, Location loc, Value logits, Value labels,
+                        RankedTensorType row) {
+  int64_t classes = cast<RankedTensorType>(logits.getType()).getDimSize(1);
+  return buildMap(b, loc, row, {labels}, [&](ScalarBuilder &s, ValueRange x) {
+    Value label = x[0];
+    Type labelType = label.getType();
+    Value zero = arith::ConstantIntOp::create(s.b, s.loc, labelType, 0);
+    Value bound = arith::ConstantIntOp::create(s.b, s.loc, labelType, classes);
+    Value isClass = arith::AndIOp::create(
+        s.b, s.loc,
+        arith::CmpIOp::create(s.b, s.loc, arith::CmpIPredicate::sge, label,
+                              zero),
+        arith::CmpIOp::create(s.b, s.loc, arith::CmpIPredicate::slt, label,
+                              bound));
+    Value column = arith::IndexCastOp::create(
+        s.b, s.loc, s.b.getIndexType(),
+        arith::SelectOp::create(s.b, s.loc, isClass, label, zero));
+    Value rowIndex = linalg::IndexOp::create(s.b, s.loc, 0);
+    Value logit = tensor::ExtractOp::create(s.b, s.loc, logits,
+                                            ValueRange{rowIndex, column});
+    return s.select(isClass, logit, s.constant(0.0));
+  });
+}
+
 FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
                                                 PatternRewriter &rewriter) {
   // mean over counted rows of logsumexp(row) - row[label].
@@ -314,13 +342,7 @@ FailureOr<SmallVector<Value>> lowerCrossEntropy(CrossEntropyOp op,
                                         op.getLabels().getType().getElementType());
   Value labels = ReshapeOp::create(rewriter, loc, labels2d, op.getLabels());
   RankedTensorType row = keptType(logits, {1});
-  // One sequence per row: its term reads the column index (isLabel), which
-  // a split's cut view would renumber.
-  Value picked = buildSum(rewriter, loc, logits, {op.getLogits(), labels}, {1},
-                         row, [](ScalarBuilder &s, ValueRange x) {
-                           return s.select(isLabel(s, x[1]), x[0],
-                                           s.constant(0.0));
-                         });
+  Value picked = gatherLabelLogits(rewriter, loc, op.getLogits(), labels, row);
   SmallVector<Value> terms{parts.max, parts.sum, picked};
   if (ignoreIndex)
     terms.push_back(labels);

@@ -14,6 +14,7 @@ using namespace mlir;
 
 void ckpt::buildCheckpointPipeline(OpPassManager &pm,
                                    const CheckpointPipelineOptions &options) {
+  pm.addPass(createCkptFoldTransposesPass());
   pm.addPass(createCkptThreadRngPass());
   CkptAutodiffPassOptions autodiff;
   autodiff.keepForward = false;
@@ -37,7 +38,8 @@ void ckpt::registerCheckpointPipeline() {
   PassPipelineRegistration<CheckpointPipelineOptions>(
       "ckpt-pipeline",
       "Builds planned training steps with recompute regions from forward "
-      "graphs: thread-rng, autodiff, plan, insert-recompute (and the CPU "
+      "graphs: fold-transposes, thread-rng, autodiff, plan, insert-recompute "
+      "(and the CPU "
       "lowering with lower=true)",
       buildCheckpointPipeline);
 }

@@ -139,9 +139,9 @@ struct CheckpointPipelineOptions
                      llvm::cl::init(false)};
 };
 
-/// ckpt-thread-rng, ckpt-autodiff (training steps replace the forward
-/// graphs), ckpt-plan and ckpt-insert-recompute; with `lower`, then
-/// ckpt-lower-to-llvm.
+/// ckpt-fold-transposes, ckpt-thread-rng, ckpt-autodiff (training steps
+/// replace the forward graphs), ckpt-plan and ckpt-insert-recompute; with
+/// `lower`, then ckpt-lower-to-llvm.
 void buildCheckpointPipeline(mlir::OpPassManager &pm,
                              const CheckpointPipelineOptions &options);
 

@@ -28,6 +28,23 @@ def CkptBindDimsPass : Pass<"ckpt-bind-dims", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
 
+def CkptFoldTransposesPass : Pass<"ckpt-fold-transposes", "::mlir::ModuleOp"> {
+  let summary = "Reads transposed operands of matrix products through their transpose flags";
+  let description = [{
+    A `ckpt.transpose` that swaps the last two dimensions (and keeps the
+    others) and whose every user is a `ckpt.matmul` is removed: each product
+    reads its input instead, with its `transpose_lhs` or `transpose_rhs`
+    flag toggled (a product that already read the operand transposed reads
+    it as it is). The transposed copy is then neither computed nor saved
+    for backward, and a GEMM reads the operand in place; attention's
+    `q @ k.transpose(-2, -1)` is the common case. A transpose with any
+    other user, or of other dimensions, stays. Transposes of transposes
+    fold from the outermost in. The pipeline runs it first, so the
+    planners, the simulator and the lowering see the products as folded.
+  }];
+  let dependentDialects = ["::ckpt::CkptDialect"];
+}
+
 def CkptThreadRngPass : Pass<"ckpt-thread-rng", "::mlir::ModuleOp"> {
   let summary = "Makes implicit randomness explicit: a !ckpt.rng argument and static counter offsets";
   let description = [{
