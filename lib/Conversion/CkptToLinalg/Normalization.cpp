@@ -38,10 +38,15 @@ struct Normalized {
                                    element);
   }
 
-  /// Sum over the normalised dimensions of term(elements), per row.
+  /// Sum over the normalised dimensions of term(elements), per row: in two
+  /// stages when the rows are long and not too many (buildSplitSum), so
+  /// that neighbouring GPU threads read neighbouring elements of one row.
+  /// The forward ops' partials are freed before their output is allocated
+  /// and are at most a 32nd of its bytes, so they never raise its peak; the
+  /// gradient ops declare them as scratch.
   Value rowSum(OpBuilder &b, Location loc, ValueRange inputs,
                Formula term) const {
-    return buildSum(b, loc, input, inputs, columns, statistics, term);
+    return buildSplitSum(b, loc, input, inputs, columns, statistics, term);
   }
 
   /// Sum over the rows of term(elements), per normalised position: in two

@@ -405,15 +405,21 @@ uint64_t MseLossOp::getScratchBytes() {
 }
 // Normalisation gradients: the weight and bias gradients' partial sums
 // over the rows, one sum's at a time, or the row sums of the shape of the
-// saved statistics, which come after them (the forward ops turn their sums
-// into mean and rstd in place, and batch_norm's gradient turns its sum into
-// the weight gradient).
+// saved statistics, which come after them, with the last one's partials
+// where long rows are split (the forward ops turn their sums into mean and
+// rstd in place, and batch_norm's gradient turns its sum into the weight
+// gradient).
 template <typename NormGradOp>
 static uint64_t normGradScratch(NormGradOp op, uint64_t rowSumBytes) {
   int64_t rank = cast<RankedTensorType>(op.getInput().getType()).getRank();
-  SmallVector<int64_t> rows = llvm::to_vector(llvm::seq<int64_t>(
-      0, rank - static_cast<int64_t>(op.getNormalizedShape().size())));
-  return std::max(rowSumBytes,
+  int64_t rowRank = rank - static_cast<int64_t>(op.getNormalizedShape().size());
+  SmallVector<int64_t> rows = llvm::to_vector(llvm::seq<int64_t>(0, rowRank));
+  SmallVector<int64_t> columns =
+      llvm::to_vector(llvm::seq<int64_t>(rowRank, rank));
+  uint64_t rowPartials = splitPartialBytes(
+      op.getInput(), columns,
+      computeWidth(cast<RankedTensorType>(op.getInput().getType())));
+  return std::max(llvm::SaturatingAdd(rowSumBytes, rowPartials),
                   sumScratchBytes(op.getInput(), ArrayRef<int64_t>(rows),
                                   op.getWeightGrad()));
 }
