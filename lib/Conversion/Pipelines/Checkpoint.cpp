@@ -39,7 +39,6 @@ void ckpt::registerCheckpointPipeline() {
       "ckpt-pipeline",
       "Builds planned training steps with recompute regions from forward "
       "graphs: fold-transposes, thread-rng, autodiff, plan, insert-recompute "
-      "(and the CPU "
-      "lowering with lower=true)",
+      "(and the CPU lowering with lower=true)",
       buildCheckpointPipeline);
 }
