@@ -50,9 +50,7 @@ def plan(model, options):
     """(peak bytes, extra FLOPs %, plan seconds, ilp's gap or "") of a plan,
     or None when it does not fit its budget."""
     run = subprocess.run(
-        [OPT, model, "--ckpt-thread-rng", "--ckpt-autodiff",
-         "--ckpt-plan=" + options, "--ckpt-insert-recompute",
-         "--ckpt-report=format=json", "--mlir-timing",
+        [OPT, model, "--ckpt-pipeline=" + options, "--ckpt-report=format=json", "--mlir-timing",
          "--mlir-timing-display=list", "-o", os.devnull],
         capture_output=True, text=True)
     if run.returncode != 0:

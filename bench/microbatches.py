@@ -3,7 +3,7 @@
 
 For each N, dp and tensor (and auto, which takes the better) plan the
 GPT-2 stack (examples/gpt2_stack.mlir) under one budget with
-`ckpt-plan="strategy=S budget=B microbatches-in-flight=N"`; the table
+`ckpt-pipeline="strategy=S budget=B microbatches-in-flight=N"`; the table
 gives, from ckpt-opt's report on the materialised step, one step's
 simulated peak, the activations it holds from forward to backward, the
 peak with N in flight (peak + (N - 1) x held), recompute FLOPs in percent
@@ -33,8 +33,7 @@ def plan(strategy, budget, microbatches, scratch):
                f"microbatches-in-flight={microbatches} remarks=1")
     start = time.perf_counter()
     run = subprocess.run(
-        [OPT, MODEL, "--ckpt-thread-rng", "--ckpt-autodiff",
-         f"--ckpt-plan={options}", "--ckpt-insert-recompute",
+        [OPT, MODEL, f"--ckpt-pipeline={options}",
          f"--ckpt-report=format=json output={report}", "-o", os.devnull],
         capture_output=True, text=True)
     seconds = time.perf_counter() - start

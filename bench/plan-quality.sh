@@ -12,12 +12,11 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 opt=${CKPT_BUILD_DIR:-$root/build}/bin/ckpt-opt
 
-# PLAN (ckpt-plan options) on MODEL: "peak MiB / extra %", or "does not fit".
+# PLAN (ckpt-pipeline options) on MODEL: "peak MiB / extra %", or "does not fit".
 evaluate() {
   local model=$1 plan=$2 json
-  if ! json=$("$opt" "$root/examples/$model.mlir" --ckpt-thread-rng --ckpt-autodiff \
-    "--ckpt-plan=$plan" --ckpt-insert-recompute --ckpt-report=format=json \
-    -o /dev/null 2> /dev/null); then
+  if ! json=$("$opt" "$root/examples/$model.mlir" "--ckpt-pipeline=$plan" \
+    --ckpt-report=format=json -o /dev/null 2> /dev/null); then
     echo "does not fit"
     return
   fi

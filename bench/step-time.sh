@@ -22,8 +22,8 @@ done
 printf '%-18s %12s %12s %14s %14s %8s\n' model "mean ms" "best ms" \
   "measured B" "simulated B" "diff"
 for model in "${models[@]}"; do
-  out=$("$bin/ckpt-opt" "$root/examples/$model.mlir" --ckpt-fold-transposes \
-          --ckpt-thread-rng --ckpt-autodiff | "$bin/ckpt-run" - --repeat "$repeat")
+  out=$("$bin/ckpt-opt" "$root/examples/$model.mlir" \
+          --ckpt-pipeline=strategy=none | "$bin/ckpt-run" - --repeat "$repeat")
   time=$(sed -n 's/^step time: \([0-9.]*\) ms mean, \([0-9.]*\) ms best.*/\1 \2/p' <<<"$out")
   peak=$(sed -n 's/^peak bytes: measured \([0-9]*\) .*simulated \([0-9]*\) (\(.*\))$/\1 \2 \3/p' <<<"$out")
   read -r mean best <<<"$time"

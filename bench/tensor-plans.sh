@@ -2,7 +2,7 @@
 # Op-level plans against plans of stages: for each model, the budget is
 # halfway between dp's smallest simulated peak and the unplanned one (the
 # 2-block Llama: 13883908 B, issue 20's), and
-# dp and tensor each plan it (`ckpt-opt --ckpt-plan='strategy=S budget=B'`,
+# dp and tensor each plan it (`ckpt-opt --ckpt-pipeline='strategy=S budget=B'`,
 # tensor with ilp-seconds=60). Prints a Markdown table: saved buffers
 # (tensor's candidates), each plan's simulated peak, recompute FLOPs in
 # percent of one forward, wall seconds (one run each, on whatever else the
@@ -22,8 +22,8 @@ plan() {
 import json, re, subprocess, sys, time
 opt, model, options = sys.argv[1:4]
 start = time.perf_counter()
-run = subprocess.run([opt, model, "--ckpt-thread-rng", "--ckpt-autodiff",
-                      f"--ckpt-plan={options} remarks=1", "-o", "/dev/null",
+run = subprocess.run([opt, model, f"--ckpt-pipeline={options} remarks=1",
+                      "-o", "/dev/null",
                       "--ckpt-report=format=json output=" + model + ".json"],
                      capture_output=True, text=True, check=True)
 seconds = time.perf_counter() - start
@@ -46,11 +46,10 @@ row() {
 # that both planners have room to choose.
 halfway() {
   local low high
-  low=$("$build/bin/ckpt-opt" "$1" --ckpt-thread-rng --ckpt-autodiff \
-    --ckpt-plan=strategy=dp --ckpt-insert-recompute \
+  low=$("$build/bin/ckpt-opt" "$1" --ckpt-pipeline=strategy=dp \
     "--ckpt-report=format=json output=-" -o /dev/null |
     python3 -c "import json, sys; print(json.load(sys.stdin)[0]['peak']['bytes'])")
-  high=$("$build/bin/ckpt-opt" "$1" --ckpt-thread-rng --ckpt-autodiff \
+  high=$("$build/bin/ckpt-opt" "$1" --ckpt-pipeline=strategy=none \
     "--ckpt-report=format=json output=-" -o /dev/null |
     python3 -c "import json, sys; print(json.load(sys.stdin)[0]['peak']['bytes'])")
   echo $(((low + high) / 2))

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compares checkpointing plans of one forward graph. For each PLAN (a
-# ckpt-plan option string, e.g. "strategy=uniform stages-per-segment=3") it
-# builds the training step (fold-transposes, thread-rng, autodiff, plan,
-# insert-recompute), runs it with ckpt-run on the same seed, and checks that
+# ckpt-pipeline option string, e.g. "strategy=uniform stages-per-segment=3")
+# it builds the training step (--ckpt-pipeline: fold-transposes, thread-rng,
+# autodiff, plan, insert-recompute), runs it with ckpt-run on the same seed, and checks that
 # its loss and gradients (.npy bytes) equal those of the first plan; it
 # stops with an error at the first plan that differs. One table row per plan:
 #   peak B        measured peak bytes (inputs + heap) and the simulated one
@@ -43,9 +43,7 @@ printf '%-42s %-9s %12s %12s %7s %9s %9s %9s %10s\n' plan identical \
 reference=
 for plan in "$@"; do
   name=$(printf '%s' "$plan" | tr -c 'a-z0-9' '_')
-  ckpt-opt "$model" --ckpt-fold-transposes --ckpt-thread-rng --ckpt-autodiff \
-    --ckpt-plan="$plan" --ckpt-insert-recompute \
-    --mlir-print-op-on-diagnostic=false \
+  ckpt-opt "$model" --ckpt-pipeline="$plan" --mlir-print-op-on-diagnostic=false \
     -o "$out/$name.mlir" 2> "$out/$name.log"
   extra=$(ckpt-opt "$out/$name.mlir" --ckpt-report -o /dev/null |
             sed -n 's/.*extra forward FLOPs \([0-9.]*%\).*/\1/p')

@@ -12,11 +12,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${CKPT_BUILD_DIR:-$root/build}
 
 bash "$root/scripts/setup.sh"
-echo "== ckpt-opt examples/mlp_stack_checkpointed.mlir --ckpt-thread-rng" \
-  "--ckpt-autodiff --ckpt-plan --ckpt-insert-recompute --ckpt-report"
+echo "== ckpt-opt examples/mlp_stack_checkpointed.mlir --ckpt-pipeline" \
+  "--ckpt-report"
 "$build/bin/ckpt-opt" "$root/examples/mlp_stack_checkpointed.mlir" \
-  --ckpt-thread-rng --ckpt-autodiff --ckpt-plan --ckpt-insert-recompute \
-  --ckpt-report -o /dev/null
+  --ckpt-pipeline --ckpt-report -o /dev/null
 
 # The same from PyTorch: import the GPT-2-style model of examples/torch/
 # with its weights (and PyTorch's gradients for the example inputs), plan

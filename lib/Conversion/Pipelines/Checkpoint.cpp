@@ -25,8 +25,12 @@ void ckpt::buildCheckpointPipeline(OpPassManager &pm,
   plan.budget = options.budget;
   plan.stagesPerSegment = options.stagesPerSegment;
   plan.selectiveThreshold = options.selectiveThreshold;
+  plan.remarks = options.remarks;
   plan.stageCrossings = options.stageCrossings;
   plan.ilpSeconds = options.ilpSeconds;
+  plan.ilpNodes = options.ilpNodes;
+  plan.ilpMaxStages = options.ilpMaxStages;
+  plan.ilpPresolve = options.ilpPresolve;
   plan.microbatchesInFlight = options.microbatchesInFlight;
   pm.addPass(createCkptPlanPass(plan));
   pm.addPass(createCkptInsertRecomputePass());

@@ -89,6 +89,9 @@ struct LowerToNVVMOptions
       llvm::cl::init(false)};
 };
 
+/// Every option of ckpt-plan, under its name and with its help text (the
+/// Tools/pipeline-plan-options.test checks both), then autodiff's loss scale
+/// and the lowering switch.
 struct CheckpointPipelineOptions
     : public mlir::PassPipelineOptions<CheckpointPipelineOptions> {
   Option<std::string> strategy{
@@ -103,7 +106,8 @@ struct CheckpointPipelineOptions
       llvm::cl::init("")};
   Option<unsigned> stagesPerSegment{
       *this, "stages-per-segment",
-      llvm::cl::desc("Stages in each segment of the uniform strategy"),
+      llvm::cl::desc("Stages in each segment of the uniform and selective "
+                     "strategies (at least 1)"),
       llvm::cl::init(1)};
   Option<unsigned> selectiveThreshold{
       *this, "selective-flops-per-element",
@@ -111,6 +115,12 @@ struct CheckpointPipelineOptions
                      "element than this; dp and ilp may keep, per run, those "
                      "above it or above the cost of a costlier op"),
       llvm::cl::init(64)};
+  Option<bool> remarks{
+      *this, "remarks",
+      llvm::cl::desc("Also emit a remark per planned segment (its stages) "
+                     "and one with the plan's simulated peak under the "
+                     "budget"),
+      llvm::cl::init(false)};
   Option<unsigned> stageCrossings{
       *this, "stage-crossings",
       llvm::cl::desc("dp and ilp end a stage where at most this many "
@@ -121,11 +131,24 @@ struct CheckpointPipelineOptions
       *this, "ilp-seconds",
       llvm::cl::desc("Seconds ilp may solve for, all solves together"),
       llvm::cl::init(10)};
+  Option<int64_t> ilpNodes{
+      *this, "ilp-nodes",
+      llvm::cl::desc("Branch-and-bound nodes per ilp solve (0: no limit)"),
+      llvm::cl::init(0)};
+  Option<unsigned> ilpMaxStages{*this, "ilp-max-stages",
+                                llvm::cl::desc("Most stages ilp takes on"),
+                                llvm::cl::init(150)};
+  Option<bool> ilpPresolve{
+      *this, "ilp-presolve",
+      llvm::cl::desc("ilp takes dp's optimum of its model first, and solves "
+                     "only when that plan's simulated peak does not fit"),
+      llvm::cl::init(true)};
   Option<unsigned> microbatchesInFlight{
       *this, "microbatches-in-flight",
       llvm::cl::desc("Microbatches a pipeline stage holds in flight (1F1B): "
                      "their activations at backward's start count this many "
-                     "times in the peak, parameters and gradients once"),
+                     "times in the peak, parameters and gradients once "
+                     "(at least 1)"),
       llvm::cl::init(1)};
   Option<double> lossScale{
       *this, "loss-scale",
