@@ -97,14 +97,22 @@ func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3
 //       CHECK:     %[[Z:.+]] = linalg.fill {{.*}} outs(%[[V]] : tensor<2x2x3x3x2x4x4xf32>)
 //       CHECK:     %[[XG:.+]] = tensor.expand_shape %[[X]] {{\[}}[0], [1, 2], [3], [4]] output_shape [2, 2, 2, 9, 9]
 //       CHECK:     %[[XN:.+]] = tensor.extract_slice %[[XG]][%[[N]], 0, 0, 0, 0] [2, 2, 2, 9, 9]
-//       CHECK:     %[[R0:.+]] = tensor.extract_slice %[[XN]][0, 0, 0, 1, 1] [2, 2, 2, 3, 3] [1, 1, 1, 2, 2]
-//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[Z]][0, 0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 2, 3, 3] [1, 1, 1, 1, 1, 1, 1]
+// Kernel row 0 reads image rows 1, 3 and 5 (stride 2, padding 1); its
+// offsets slice the row's columns and those image rows.
+//       CHECK:     %[[XR:.+]] = tensor.extract_slice %[[XN]][0, 0, 0, 1, 0] [2, 2, 2, 3, 9] [1, 1, 1, 2, 1]
+//       CHECK:     %[[ZR:.+]] = tensor.extract_slice %[[Z]][0, 0, 0, 0, 0, 0, 0] [2, 2, 1, 3, 2, 4, 4] [1, 1, 1, 1, 1, 1, 1]
+//       CHECK:     %[[R0:.+]] = tensor.extract_slice %[[XR]][0, 0, 0, 0, 1] [2, 2, 2, 3, 3] [1, 1, 1, 1, 2]
+//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[ZR]][0, 0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 2, 3, 3] [1, 1, 1, 1, 1, 1, 1]
 //       CHECK:     %[[W0:.+]] = linalg.generic {indexing_maps = [#[[WINDOW]], #[[SAME]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
 //  CHECK-SAME:       ins(%[[R0]] : tensor<2x2x2x3x3xf32>) outs(%[[T0]] : tensor<2x2x1x1x2x3x3xf32>)
-//       CHECK:     tensor.insert_slice %[[W0]] into %[[Z]][0, 0, 0, 0, 0, 1, 1]
-//  CHECK-COUNT-7:  tensor.insert_slice
+//       CHECK:     tensor.insert_slice %[[W0]] into %[[ZR]][0, 0, 0, 0, 0, 1, 1]
+//  CHECK-COUNT-2:  tensor.insert_slice {{.*}} into tensor<2x2x1x3x2x4x4xf32>
+//       CHECK:     %[[Z0:.+]] = tensor.insert_slice %{{.+}} into %[[Z]][0, 0, 0, 0, 0, 0, 0] [2, 2, 1, 3, 2, 4, 4]
+//       CHECK:     tensor.extract_slice %[[Z0]][0, 0, 1, 0, 0, 0, 0] [2, 2, 1, 3, 2, 4, 4]
+//  CHECK-COUNT-4:  tensor.insert_slice
 //   CHECK-NOT:     tensor.extract %
-//       CHECK:     %[[C:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 2, 2, 0, 0, 0] [2, 2, 1, 1, 2, 3, 3]
+//       CHECK:     %[[C2:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 2, 0, 0, 0] [2, 2, 1, 1, 2, 3, 3]
+//       CHECK:     %[[C:.+]] = tensor.insert_slice %[[C2]] into %{{.+}}[0, 0, 2, 0, 0, 0, 0] [2, 2, 1, 3, 2, 4, 4]
 //       CHECK:     %[[M:.+]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2, 3], [4, 5, 6]] : tensor<2x2x3x3x2x4x4xf32> into tensor<2x18x32xf32>
 //       CHECK:     %[[BV4:.+]] = tensor.expand_shape %[[BL]] {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 2, 16]
 //       CHECK:     %[[YN:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0] [2, 2, 3, 16] [1, 1, 1, 1] : tensor<2x2x3x16xf32> to tensor<2x2x3x16xf32>
@@ -130,15 +138,20 @@ func.func @pointwise_conv_weight_grad(%dy: tensor<2x6x3x5xf32>, %x: tensor<2x4x3
 //  CHECK-SAME:       ins(%{{.+}}, %[[DY]] : tensor<2x3x18xf32>, tensor<2x3x32xf32>) outs(%[[Z]] : tensor<2x18x32xf32>)
 //       CHECK:     %[[XN:.+]] = tensor.extract_slice %[[ACC]][%[[N]], 0, 0, 0, 0] [2, 2, 2, 9, 9]
 //       CHECK:     %[[DV:.+]] = tensor.expand_shape %[[D]] {{\[}}[0], [1, 2, 3], [4, 5, 6]]
-//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[DV]][0, 0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 2, 3, 3] [1, 1, 1, 1, 1, 1, 1]
-//       CHECK:     %[[S0:.+]] = tensor.extract_slice %[[XN]][0, 0, 0, 1, 1] [2, 2, 2, 3, 3] [1, 1, 1, 2, 2]
+//       CHECK:     %[[DR:.+]] = tensor.extract_slice %[[DV]][0, 0, 0, 0, 0, 0, 0] [2, 2, 1, 3, 2, 4, 4] [1, 1, 1, 1, 1, 1, 1]
+//       CHECK:     %[[XR:.+]] = tensor.extract_slice %[[XN]][0, 0, 0, 1, 0] [2, 2, 2, 3, 9] [1, 1, 1, 2, 1]
+//       CHECK:     %[[T0:.+]] = tensor.extract_slice %[[DR]][0, 0, 0, 0, 0, 1, 1] [2, 2, 1, 1, 2, 3, 3] [1, 1, 1, 1, 1, 1, 1]
+//       CHECK:     %[[S0:.+]] = tensor.extract_slice %[[XR]][0, 0, 0, 0, 1] [2, 2, 2, 3, 3] [1, 1, 1, 1, 2]
 //       CHECK:     %[[A0:.+]] = linalg.generic {indexing_maps = [#[[TERMS]], #[[SAME5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
 //  CHECK-SAME:       ins(%[[T0]] : tensor<2x2x1x1x2x3x3xf32>) outs(%[[S0]] : tensor<2x2x2x3x3xf32>)
 //       CHECK:       arith.addf
-//       CHECK:     tensor.insert_slice %[[A0]] into %[[XN]][0, 0, 0, 1, 1] [2, 2, 2, 3, 3] [1, 1, 1, 2, 2]
-//  CHECK-COUNT-7:  tensor.insert_slice {{.*}} [1, 1, 1, 2, 2]
+//       CHECK:     tensor.insert_slice %[[A0]] into %[[XR]][0, 0, 0, 0, 1] [2, 2, 2, 3, 3] [1, 1, 1, 1, 2]
+//  CHECK-COUNT-2:  tensor.insert_slice {{.*}} [1, 1, 1, 1, 2]
+//       CHECK:     tensor.insert_slice %{{.+}} into %[[XN]][0, 0, 0, 1, 0] [2, 2, 2, 3, 9] [1, 1, 1, 2, 1]
+//  CHECK-COUNT-4:  tensor.insert_slice {{.*}} [1, 1, 1, 1, 2]
 //   CHECK-NOT:     arith.remsi
-//       CHECK:     %[[G:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 3, 3] [2, 2, 2, 3, 3] [1, 1, 1, 2, 2]
+//       CHECK:     %[[G2:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 0, 3] [2, 2, 2, 3, 3] [1, 1, 1, 1, 2]
+//       CHECK:     %[[G:.+]] = tensor.insert_slice %[[G2]] into %{{.+}}[0, 0, 0, 3, 0] [2, 2, 2, 3, 9] [1, 1, 1, 2, 1]
 //       CHECK:     %[[NEXT:.+]] = tensor.insert_slice %[[G]] into %[[ACC]][%[[N]], 0, 0, 0, 0]
 //       CHECK:     scf.yield %[[NEXT]], %[[D]], %[[DY]]
 // CHECK-LABEL: func.func @conv_columns_weight_grad

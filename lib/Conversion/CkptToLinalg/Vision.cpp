@@ -404,47 +404,87 @@ scf::ForOp forEachImage(OpBuilder &b, Location loc, int64_t images,
       });
 }
 
-/// At kernel offset (kh, kw), the output positions that read inside the
-/// image are a rectangle, and what they read a strided window of it: the
-/// slices of both, per kernel offset in order (offsets whose positions all
-/// read padding have none).
-struct KernelOffsetSlices {
-  /// Of the columns as [G, C/G, KH, KW, images, OH, OW]: [G, C/G, 1, 1,
-  /// images, rows, cols].
-  SmallVector<OpFoldResult> columnOffsets, columnSizes, columnStrides;
-  RankedTensorType columnType;
-  /// Of one product's images as [images, G, C/G, H, W]: [images, G, C/G,
-  /// rows, cols], strided.
-  SmallVector<OpFoldResult> imageOffsets, imageSizes, imageStrides;
-  RankedTensorType imageType;
+/// A static slice of a tensor, and what it is.
+struct Slice {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  RankedTensorType type;
+
+  Value extract(OpBuilder &b, Location loc, Value from) const {
+    return tensor::ExtractSliceOp::create(b, loc, type, from, offsets, sizes,
+                                          strides);
+  }
+  Value insert(OpBuilder &b, Location loc, Value part, Value into) const {
+    return tensor::InsertSliceOp::create(b, loc, part, into, offsets, sizes,
+                                         strides);
+  }
 };
 
-void forEachKernelOffset(
-    OpBuilder &b, const ConvGeometry &conv,
-    llvm::function_ref<void(const KernelOffsetSlices &)> body) {
+/// At kernel offset (kh, kw), the output positions that read inside the
+/// image are a rectangle, and what they read a strided window of it: the
+/// slices of both, within their kernel row's slices (KernelRowSlices).
+struct KernelOffsetSlices {
+  /// Of the row's columns: [G, C/G, 1, 1, images, rows, cols].
+  Slice columns;
+  /// Of the row's image rows: [images, G, C/G, rows, cols], strided.
+  Slice image;
+};
+
+/// The offsets (kh, kw) of kernel row kh all read the same image rows: the
+/// slices of the row's columns, as [G, C/G, KH, KW, images, OH, OW]:
+/// [G, C/G, 1, KW, images, OH, OW], and of the image rows it reads, as
+/// [images, G, C/G, H, W]: [images, G, C/G, rows, W], strided; and its
+/// offsets in order (offsets whose positions all read padding have none).
+/// A chain of slices per row rather than one per offset over the whole
+/// columns keeps bufferization's analysis short: its cost grows with the
+/// square of a chain's length.
+struct KernelRowSlices {
+  Slice columns, image;
+  std::vector<KernelOffsetSlices> offsets;
+};
+
+/// Calls `body` with each kernel row that reads inside the image, in order.
+void forEachKernelRow(OpBuilder &b, const ConvGeometry &conv,
+                      llvm::function_ref<void(const KernelRowSlices &)> body) {
   MLIRContext *context = b.getContext();
   auto indices = [&](ArrayRef<int64_t> values) {
     return getAsIndexOpFoldResult(context, values);
   };
+  int64_t g = conv.groups, c = conv.channelsPerGroup, i = conv.images;
   for (int64_t kh = 0; kh < conv.kernelHeight; ++kh) {
+    InsideRange rows = conv.inside(0, kh);
+    if (rows.count == 0)
+      continue;
+    KernelRowSlices row{
+        {indices({0, 0, kh, 0, 0, 0, 0}),
+         indices({g, c, 1, conv.kernelWidth, i, conv.outHeight, conv.outWidth}),
+         indices({1, 1, 1, 1, 1, 1, 1}),
+         RankedTensorType::get(
+             {g, c, 1, conv.kernelWidth, i, conv.outHeight, conv.outWidth},
+             conv.element)},
+        {indices({0, 0, 0, rows.input, 0}),
+         indices({i, g, c, rows.count, conv.width}),
+         indices({1, 1, 1, conv.stride[0], 1}),
+         RankedTensorType::get({i, g, c, rows.count, conv.width},
+                               conv.element)},
+        {}};
     for (int64_t kw = 0; kw < conv.kernelWidth; ++kw) {
-      InsideRange rows = conv.inside(0, kh), cols = conv.inside(1, kw);
-      if (rows.count == 0 || cols.count == 0)
+      InsideRange cols = conv.inside(1, kw);
+      if (cols.count == 0)
         continue;
-      int64_t g = conv.groups, c = conv.channelsPerGroup, i = conv.images;
-      KernelOffsetSlices slices{
-          indices({0, 0, kh, kw, 0, rows.first, cols.first}),
-          indices({g, c, 1, 1, i, rows.count, cols.count}),
-          indices({1, 1, 1, 1, 1, 1, 1}),
-          RankedTensorType::get({g, c, 1, 1, i, rows.count, cols.count},
-                                conv.element),
-          indices({0, 0, 0, rows.input, cols.input}),
-          indices({i, g, c, rows.count, cols.count}),
-          indices({1, 1, 1, conv.stride[0], conv.stride[1]}),
-          RankedTensorType::get({i, g, c, rows.count, cols.count},
-                                conv.element)};
-      body(slices);
+      row.offsets.push_back(
+          {{indices({0, 0, 0, kw, 0, rows.first, cols.first}),
+            indices({g, c, 1, 1, i, rows.count, cols.count}),
+            indices({1, 1, 1, 1, 1, 1, 1}),
+            RankedTensorType::get({g, c, 1, 1, i, rows.count, cols.count},
+                                  conv.element)},
+           {indices({0, 0, 0, 0, cols.input}),
+            indices({i, g, c, rows.count, cols.count}),
+            indices({1, 1, 1, 1, conv.stride[1]}),
+            RankedTensorType::get({i, g, c, rows.count, cols.count},
+                                  conv.element)}});
     }
+    if (!row.offsets.empty())
+      body(row);
   }
 }
 
@@ -460,8 +500,9 @@ Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
   Value windows = tensor::ExpandShapeOp::create(b, loc, conv.windowsType(),
                                                 into, windowsOfColumns());
   int64_t copied = 0;
-  forEachKernelOffset(b, conv, [&](const KernelOffsetSlices &slices) {
-    copied += slices.imageType.getNumElements();
+  forEachKernelRow(b, conv, [&](const KernelRowSlices &row) {
+    for (const KernelOffsetSlices &slices : row.offsets)
+      copied += slices.image.type.getNumElements();
   });
   if (copied < conv.windowsType().getNumElements()) {
     Value zero = ScalarBuilder{b, loc, conv.element}.constant(0.0);
@@ -469,19 +510,17 @@ Value imageColumns(OpBuilder &b, Location loc, const ConvGeometry &conv,
   }
   Value image = extractImages(
       b, loc, splitGroups(b, loc, input, 1, conv.groups), n, conv.images);
-  forEachKernelOffset(b, conv, [&](const KernelOffsetSlices &slices) {
-    Value read = tensor::ExtractSliceOp::create(
-        b, loc, slices.imageType, image, slices.imageOffsets, slices.imageSizes,
-        slices.imageStrides);
-    Value target = tensor::ExtractSliceOp::create(
-        b, loc, slices.columnType, windows, slices.columnOffsets,
-        slices.columnSizes, slices.columnStrides);
-    // Loops g, cg, (kh), (kw), i, oh, ow.
-    Value written = copyPermuted(b, loc, read, target, {4, 0, 1, 5, 6});
-    windows = tensor::InsertSliceOp::create(b, loc, written, windows,
-                                            slices.columnOffsets,
-                                            slices.columnSizes,
-                                            slices.columnStrides);
+  forEachKernelRow(b, conv, [&](const KernelRowSlices &row) {
+    Value rows = row.image.extract(b, loc, image);
+    Value columns = row.columns.extract(b, loc, windows);
+    for (const KernelOffsetSlices &slices : row.offsets) {
+      Value read = slices.image.extract(b, loc, rows);
+      Value target = slices.columns.extract(b, loc, columns);
+      // Loops g, cg, (kh), (kw), i, oh, ow.
+      Value written = copyPermuted(b, loc, read, target, {4, 0, 1, 5, 6});
+      columns = slices.columns.insert(b, loc, written, columns);
+    }
+    windows = row.columns.insert(b, loc, columns, windows);
   });
   return tensor::CollapseShapeOp::create(b, loc, conv.columnsType(), windows,
                                          windowsOfColumns());
@@ -497,32 +536,31 @@ Value addColumnsToImage(OpBuilder &b, Location loc, const ConvGeometry &conv,
   MLIRContext *context = b.getContext();
   Value windows = tensor::ExpandShapeOp::create(b, loc, conv.windowsType(),
                                                 columns, windowsOfColumns());
-  forEachKernelOffset(b, conv, [&](const KernelOffsetSlices &slices) {
-    Value terms = tensor::ExtractSliceOp::create(
-        b, loc, slices.columnType, windows, slices.columnOffsets,
-        slices.columnSizes, slices.columnStrides);
-    Value target = tensor::ExtractSliceOp::create(
-        b, loc, slices.imageType, image, slices.imageOffsets, slices.imageSizes,
-        slices.imageStrides);
-    AffineExpr zero = getAffineConstantExpr(0, context);
-    auto loop = [&](unsigned dim) { return getAffineDimExpr(dim, context); };
-    // Loops i, g, cg, oh, ow.
-    AffineMap termsMap = AffineMap::get(
-        5, 0, {loop(1), loop(2), zero, zero, loop(0), loop(3), loop(4)},
-        context);
-    Value sum = linalg::GenericOp::create(
-                    b, loc, TypeRange{slices.imageType}, ValueRange{terms},
-                    ValueRange{target},
-                    ArrayRef<AffineMap>{termsMap, b.getMultiDimIdentityMap(5)},
-                    iterators(5, 0),
-                    [&](OpBuilder &nb, Location l, ValueRange args) {
-                      ScalarBuilder s{nb, l, conv.element};
-                      linalg::YieldOp::create(nb, l, s.add(args[1], args[0]));
-                    })
-                    .getResult(0);
-    image =
-        tensor::InsertSliceOp::create(b, loc, sum, image, slices.imageOffsets,
-                                      slices.imageSizes, slices.imageStrides);
+  AffineExpr zero = getAffineConstantExpr(0, context);
+  auto loop = [&](unsigned dim) { return getAffineDimExpr(dim, context); };
+  // Loops i, g, cg, oh, ow.
+  AffineMap termsMap = AffineMap::get(
+      5, 0, {loop(1), loop(2), zero, zero, loop(0), loop(3), loop(4)}, context);
+  forEachKernelRow(b, conv, [&](const KernelRowSlices &row) {
+    Value rowColumns = row.columns.extract(b, loc, windows);
+    Value rows = row.image.extract(b, loc, image);
+    for (const KernelOffsetSlices &slices : row.offsets) {
+      Value terms = slices.columns.extract(b, loc, rowColumns);
+      Value target = slices.image.extract(b, loc, rows);
+      Value sum =
+          linalg::GenericOp::create(
+              b, loc, TypeRange{slices.image.type}, ValueRange{terms},
+              ValueRange{target},
+              ArrayRef<AffineMap>{termsMap, b.getMultiDimIdentityMap(5)},
+              iterators(5, 0),
+              [&](OpBuilder &nb, Location l, ValueRange args) {
+                ScalarBuilder s{nb, l, conv.element};
+                linalg::YieldOp::create(nb, l, s.add(args[1], args[0]));
+              })
+              .getResult(0);
+      rows = slices.image.insert(b, loc, sum, rows);
+    }
+    image = row.image.insert(b, loc, rows, image);
   });
   return image;
 }
