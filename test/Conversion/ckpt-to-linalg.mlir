@@ -310,3 +310,33 @@ func.func @cross_entropy_label(%logits: tensor<4x5xf32>, %labels: tensor<4xi64>)
   %loss = ckpt.cross_entropy %logits, %labels ignore_index = -100 : (tensor<4x5xf32>, tensor<4xi64>) -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// A fused pointwise chain is one map over its result; its inputs keep
+// their broadcasts, and each body value is rounded to its element type
+// (here f16) as its own map would have stored it, so the bits are those
+// of the ops one by one.
+// CHECK-LABEL: func.func @fused_half
+//       CHECK:   %[[INIT:.+]] = tensor.empty() : tensor<4x8xf32>
+//       CHECK:   linalg.generic {indexing_maps = [#[[ID:.+]], #[[ROW:.+]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%{{.+}}, %{{.+}} : tensor<4x8xf16>, tensor<8xf16>) outs(%[[INIT]] : tensor<4x8xf32>)
+//       CHECK:     ^bb0(%[[X:.+]]: f16, %[[B:.+]]: f16, %{{.+}}: f32):
+//       CHECK:       %[[XW:.+]] = arith.extf %[[X]] : f16 to f32
+//       CHECK:       %[[BW:.+]] = arith.extf %[[B]] : f16 to f32
+//       CHECK:       %[[M:.+]] = arith.mulf %[[XW]], %[[BW]] : f32
+//       CHECK:       %[[MH:.+]] = arith.truncf %[[M]] : f32 to f16
+//       CHECK:       %[[MW:.+]] = arith.extf %[[MH]] : f16 to f32
+//       CHECK:       %[[E:.+]] = math.exp %[[MW]] : f32
+//       CHECK:       %[[EH:.+]] = arith.truncf %[[E]] : f32 to f16
+//       CHECK:       %[[EW:.+]] = arith.extf %[[EH]] : f16 to f32
+//       CHECK:       linalg.yield %[[EW]] : f32
+//   CHECK-NOT:   linalg.generic
+func.func @fused_half(%x: tensor<4x8xf16>, %b: tensor<8xf16>) -> tensor<4x8xf32> {
+  %f = ckpt.fused_pointwise(%xa = %x, %ba = %b) : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf32> {
+    %h = ckpt.mul %xa, %ba : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+    %e = ckpt.exp %h : tensor<4x8xf16>
+    %c = ckpt.cast %e : tensor<4x8xf16> -> tensor<4x8xf32>
+    ckpt.yield %c : tensor<4x8xf32>
+  }
+  return %f : tensor<4x8xf32>
+}

@@ -218,10 +218,8 @@ Value ckpt::buildMap(OpBuilder &b, Location loc, RankedTensorType resultType,
                       formula);
 }
 
-/// `formula` over `x` in the compute type of `element`, rounded into
-/// `element` once.
-static Value computeScalar(OpBuilder &b, Location loc, Type element,
-                           ValueRange x, Formula formula) {
+Value ckpt::computeScalar(OpBuilder &b, Location loc, Type element,
+                          ValueRange x, Formula formula) {
   Type compute = getComputeType(element);
   ScalarBuilder s{b, loc, compute};
   Value result = formula(s, widened(b, loc, x, compute));

@@ -107,6 +107,12 @@ mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
 using Formula = llvm::function_ref<mlir::Value(ScalarBuilder &,
                                                mlir::ValueRange)>;
 
+/// `formula` over the elements `x` in the compute type of `element`, its
+/// value rounded into `element` once: one element of a map's result.
+mlir::Value computeScalar(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Type element, mlir::ValueRange x,
+                          Formula formula);
+
 /// buildPointwise with the body given as a formula.
 mlir::Value buildMap(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::RankedTensorType resultType, mlir::ValueRange inputs,

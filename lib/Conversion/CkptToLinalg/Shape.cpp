@@ -1,10 +1,10 @@
 //===- Shape.cpp - shape ops -> tensor ops and copies ---------------------===//
 //
 // reshape collapses to one dimension and expands to the target (both views
-// after bufferization); transpose and broadcast_to are copies by
-// linalg.generic; a slice is an extract_slice copied by linalg.copy, its
-// gradient an insert_slice into zeros; concat inserts each input into an
-// empty result.
+// after bufferization); a transpose is a copy by linalg.generic
+// (broadcast_to, a pointwise op, lowers in Elementwise.cpp); a slice is an
+// extract_slice copied by linalg.copy, its gradient an insert_slice into zeros;
+// concat inserts each input into an empty result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,13 +75,6 @@ FailureOr<SmallVector<Value>> lowerTranspose(TransposeOp op,
             linalg::YieldOp::create(b, loc, args[0]);
           })
           .getResult(0)};
-}
-
-FailureOr<SmallVector<Value>> lowerBroadcastTo(BroadcastToOp op,
-                                               PatternRewriter &rewriter) {
-  return SmallVector<Value>{
-      buildPointwise(rewriter, op.getLoc(), op.getType(), op.getInput(),
-                     [](OpBuilder &, Location, ValueRange x) { return x[0]; })};
 }
 
 /// Offsets, sizes and strides of a slice of `full` along `dim`.
@@ -158,7 +151,6 @@ FailureOr<SmallVector<Value>> lowerConcat(ConcatOp op,
 void ckpt::populateShapeToTensorPatterns(RewritePatternSet &patterns) {
   addLowering<ReshapeOp>(patterns, lowerReshape);
   addLowering<TransposeOp>(patterns, lowerTranspose);
-  addLowering<BroadcastToOp>(patterns, lowerBroadcastTo);
   addLowering<SliceOp>(patterns, lowerSlice);
   addLowering<SliceGradOp>(patterns, lowerSliceGrad);
   addLowering<ConcatOp>(patterns, lowerConcat);

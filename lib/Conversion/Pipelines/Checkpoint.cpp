@@ -34,6 +34,8 @@ void ckpt::buildCheckpointPipeline(OpPassManager &pm,
   plan.microbatchesInFlight = options.microbatchesInFlight;
   pm.addPass(createCkptPlanPass(plan));
   pm.addPass(createCkptInsertRecomputePass());
+  if (options.fusePointwise)
+    pm.addPass(createCkptFusePointwisePass());
   if (options.lower)
     buildLowerToLLVMPipeline(pm, LowerToLLVMOptions());
 }
@@ -43,6 +45,7 @@ void ckpt::registerCheckpointPipeline() {
       "ckpt-pipeline",
       "Builds planned training steps with recompute regions from forward "
       "graphs: fold-transposes, thread-rng, autodiff, plan, insert-recompute "
-      "(and the CPU lowering with lower=true)",
+      "(then fuse-pointwise with fuse-pointwise=true, and the CPU lowering "
+      "with lower=true)",
       buildCheckpointPipeline);
 }

@@ -67,7 +67,7 @@ func.func @wrong_terminator(%x: tensor<4xf32>) {
 // -----
 
 func.func @yield_outside(%x: tensor<4xf32>) {
-  // expected-error @below {{'ckpt.yield' op expects parent op to be one of 'ckpt.checkpoint, ckpt.recompute'}}
+  // expected-error @below {{'ckpt.yield' op expects parent op to be one of 'ckpt.checkpoint, ckpt.recompute, ckpt.fused_pointwise'}}
   ckpt.yield %x : tensor<4xf32>
 }
 
@@ -137,4 +137,41 @@ func.func @segment_cycle(%x: tensor<4xf32>) {
     ckpt.yield %m : tensor<4xf32>
   }
   return
+}
+
+// -----
+
+// A fused pointwise chain holds pointwise ops only ...
+func.func @fused_not_pointwise(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = ckpt.fused_pointwise(%a = %x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    // expected-error @below {{'ckpt.softmax' op is not pointwise; a fused_pointwise body holds pointwise ops only}}
+    %s = ckpt.softmax %a dim = 1 : tensor<4x8xf32>
+    ckpt.yield %s : tensor<4x8xf32>
+  }
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// ... each of the result's shape: its inputs broadcast, its values do not.
+func.func @fused_broadcast_value(%x: tensor<8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %z = ckpt.fused_pointwise(%a = %x, %b = %y) : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+    // expected-error @below {{'ckpt.exp' op has result shape [8] but the fused_pointwise result has shape [4, 8]: body values are never broadcast}}
+    %e = ckpt.exp %a : tensor<8xf32>
+    %s = ckpt.add %b, %e : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ckpt.yield %s : tensor<4x8xf32>
+  }
+  return %z : tensor<4x8xf32>
+}
+
+// -----
+
+// Its yield gives its one result.
+func.func @fused_yield_type(%x: tensor<4x8xf32>) -> tensor<4x8xf64> {
+  %y = ckpt.fused_pointwise(%a = %x) : (tensor<4x8xf32>) -> tensor<4x8xf64> {
+    %e = ckpt.exp %a : tensor<4x8xf32>
+    // expected-error @below {{'ckpt.yield' op value 0 has type 'tensor<4x8xf32>' but fused_pointwise result 0 has type 'tensor<4x8xf64>'}}
+    ckpt.yield %e : tensor<4x8xf32>
+  }
+  return %y : tensor<4x8xf64>
 }

@@ -257,6 +257,23 @@ func.func @recompute(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32
   return %r#1 : tensor<4x8xf32>
 }
 
+// ckpt-fuse-pointwise's chain has the checkpoint syntax too.
+// CHECK-LABEL: func.func @fused_pointwise
+func.func @fused_pointwise(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf64> {
+  // CHECK: %[[F:.+]] = ckpt.fused_pointwise(%[[XA:.+]] = %{{.+}}, %[[BA:.+]] = %{{.+}}) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf64> {
+  // CHECK-NEXT:   %[[H:.+]] = ckpt.add %[[XA]], %[[BA]] : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  // CHECK-NEXT:   %[[C:.+]] = ckpt.cast %[[H]] : tensor<4x8xf32> -> tensor<4x8xf64>
+  // CHECK-NEXT:   ckpt.yield %[[C]] : tensor<4x8xf64>
+  // CHECK-NEXT: }
+  %f = ckpt.fused_pointwise(%xa = %x, %ba = %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf64> {
+    %h = ckpt.add %xa, %ba : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %c = ckpt.cast %h : tensor<4x8xf32> -> tensor<4x8xf64>
+    ckpt.yield %c : tensor<4x8xf64>
+  }
+  // CHECK: return %[[F]]
+  return %f : tensor<4x8xf64>
+}
+
 // CHECK-LABEL: func.func @not_recomputable
 //  CHECK-SAME:   (%[[X:.+]]: tensor<6x4xf32>, %[[I:.+]]: tensor<3xi64>, %[[S:.+]]: tensor<3x4xf32>)
 func.func @not_recomputable(%x: tensor<6x4xf32>, %i: tensor<3xi64>, %s: tensor<3x4xf32>) {

@@ -91,7 +91,7 @@ struct LowerToNVVMOptions
 
 /// Every option of ckpt-plan, under its name and with its help text (the
 /// Tools/pipeline-plan-options.test checks both), then autodiff's loss scale
-/// and the lowering switch.
+/// and the fusion and lowering switches.
 struct CheckpointPipelineOptions
     : public mlir::PassPipelineOptions<CheckpointPipelineOptions> {
   Option<std::string> strategy{
@@ -156,6 +156,12 @@ struct CheckpointPipelineOptions
                      "unscale the parameters' gradients (ckpt-autodiff; "
                      "static loss scaling for f16)"),
       llvm::cl::init(1)};
+  Option<bool> fusePointwise{
+      *this, "fuse-pointwise",
+      llvm::cl::desc("Last, run chains of pointwise ops as one op each "
+                     "(ckpt-fuse-pointwise): fewer loops and kernels, and a "
+                     "peak no higher than the plan's"),
+      llvm::cl::init(false)};
   Option<bool> lower{*this, "lower",
                      llvm::cl::desc("Also lower the result to the LLVM dialect "
                                     "(ckpt-lower-to-llvm)"),
@@ -164,7 +170,8 @@ struct CheckpointPipelineOptions
 
 /// ckpt-fold-transposes, ckpt-thread-rng, ckpt-autodiff (training steps
 /// replace the forward graphs), ckpt-plan and ckpt-insert-recompute; with
-/// `lower`, then ckpt-lower-to-llvm.
+/// `fuse-pointwise`, then ckpt-fuse-pointwise; with `lower`, then
+/// ckpt-lower-to-llvm.
 void buildCheckpointPipeline(mlir::OpPassManager &pm,
                              const CheckpointPipelineOptions &options);
 

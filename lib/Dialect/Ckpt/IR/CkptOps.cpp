@@ -1451,7 +1451,7 @@ static void printSegment(SegmentOp segment, OpAsmPrinter &printer) {
                         });
   printer << ") : ";
   printer.printFunctionalType(segment.getInputs().getTypes(),
-                              segment.getResultTypes());
+                              segment->getResultTypes());
   printer.printOptionalAttrDictWithKeyword(segment->getAttrs());
   printer << " ";
   printer.printRegion(segment.getBody(), /*printEntryBlockArgs=*/false);
@@ -1476,13 +1476,13 @@ static LogicalResult verifySegment(SegmentOp segment) {
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
     return segment.emitOpError() << "body must end with 'ckpt.yield'";
-  if (yield.getValues().size() != segment.getNumResults())
+  if (yield.getValues().size() != segment->getNumResults())
     return yield.emitOpError()
            << "yields " << yield.getValues().size() << " values but the "
-           << "enclosing " << kind << " has " << segment.getNumResults()
+           << "enclosing " << kind << " has " << segment->getNumResults()
            << " results";
   for (auto [index, pair] : llvm::enumerate(llvm::zip_equal(
-           yield.getValues().getTypes(), segment.getResultTypes()))) {
+           yield.getValues().getTypes(), segment->getResultTypes()))) {
     auto [yielded, declared] = pair;
     if (yielded != declared)
       return yield.emitOpError()
@@ -1514,6 +1514,31 @@ ParseResult RecomputeOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 void RecomputeOp::print(OpAsmPrinter &printer) { printSegment(*this, printer); }
 LogicalResult RecomputeOp::verifyRegions() { return verifySegment(*this); }
+
+ParseResult FusedPointwiseOp::parse(OpAsmParser &parser,
+                                    OperationState &result) {
+  return parseSegment(parser, result);
+}
+void FusedPointwiseOp::print(OpAsmPrinter &printer) {
+  printSegment(*this, printer);
+}
+LogicalResult FusedPointwiseOp::verifyRegions() {
+  if (failed(verifySegment(*this)))
+    return failure();
+  ArrayRef<int64_t> shape = getType().getShape();
+  for (Operation &op : getBodyBlock().without_terminator()) {
+    if (!op.hasTrait<Pointwise>())
+      return op.emitOpError()
+             << "is not pointwise; a fused_pointwise body holds pointwise "
+                "ops only";
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    if (type.getShape() != shape)
+      return op.emitOpError() << "has result shape [" << type.getShape()
+                              << "] but the fused_pointwise result has shape ["
+                              << shape << "]: body values are never broadcast";
+  }
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Not recomputable on purpose

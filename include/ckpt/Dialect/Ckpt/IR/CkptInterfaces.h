@@ -28,6 +28,10 @@ template <typename ConcreteType>
 class LowersHalfFloats
     : public mlir::OpTrait::TraitBase<ConcreteType, LowersHalfFloats> {};
 
+/// The trait of pointwise ops (CkptInterfaces.td).
+template <typename ConcreteType>
+class Pointwise : public mlir::OpTrait::TraitBase<ConcreteType, Pointwise> {};
+
 } // namespace ckpt
 
 #endif // CKPT_DIALECT_CKPT_IR_CKPTINTERFACES_H

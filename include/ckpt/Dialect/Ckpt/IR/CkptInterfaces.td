@@ -137,4 +137,12 @@ def Ckpt_LowersHalfFloats : NativeOpTrait<"LowersHalfFloats"> {
   let cppNamespace = "::ckpt";
 }
 
+// Pointwise ops: each result element is one scalar formula of the operand
+// elements at the same (broadcast) index, with no scratch. They lower to one
+// map each, and ckpt-fuse-pointwise may compose chains of them into one
+// ckpt.fused_pointwise.
+def Ckpt_Pointwise : NativeOpTrait<"Pointwise"> {
+  let cppNamespace = "::ckpt";
+}
+
 #endif // CKPT_INTERFACES_TD

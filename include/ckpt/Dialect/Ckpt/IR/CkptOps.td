@@ -117,7 +117,8 @@ def Ckpt_MatmulOp : Ckpt_InferringOp<"matmul",
 //===----------------------------------------------------------------------===//
 
 class Ckpt_BinaryOp<string mnemonic, string torchName>
-    : Ckpt_InferringOp<mnemonic, [Ckpt_LowersHalfFloats] # Ckpt_Differentiable> {
+    : Ckpt_InferringOp<mnemonic, [Ckpt_LowersHalfFloats, Ckpt_Pointwise] #
+                                 Ckpt_Differentiable> {
   let summary = "elementwise " # mnemonic # " with broadcasting (" # torchName # ")";
   let description = [{
     Applies the operation elementwise after broadcasting both operands to a
@@ -155,8 +156,8 @@ def Ckpt_MulOp : Ckpt_BinaryOp<"mul", "torch.mul">;
 def Ckpt_DivOp : Ckpt_BinaryOp<"div", "torch.div">;
 
 class Ckpt_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
-    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType, Ckpt_LowersHalfFloats]
-                        # Ckpt_Differentiable # traits> {
+    : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType, Ckpt_LowersHalfFloats,
+                         Ckpt_Pointwise] # Ckpt_Differentiable # traits> {
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` for every element; the result has the
@@ -185,7 +186,7 @@ def Ckpt_ReluOp : Ckpt_UnaryOp<"relu", "max(x, 0)">;
 def Ckpt_SiluOp : Ckpt_UnaryOp<"silu", "x * sigmoid(x)">;
 
 def Ckpt_CastOp : Ckpt_Op<"cast", [Pure, SameOperandsAndResultShape,
-                                   Ckpt_LowersHalfFloats] #
+                                   Ckpt_LowersHalfFloats, Ckpt_Pointwise] #
                                    Ckpt_Differentiable> {
   let summary = "elementwise conversion to another floating-point type (torch.Tensor.to(dtype))";
   let description = [{
@@ -208,7 +209,7 @@ def Ckpt_CastOp : Ckpt_Op<"cast", [Pure, SameOperandsAndResultShape,
 }
 
 def Ckpt_PowOp : Ckpt_Op<"pow", [Pure, SameOperandsAndResultType,
-                                 Ckpt_LowersHalfFloats] #
+                                 Ckpt_LowersHalfFloats, Ckpt_Pointwise] #
                                 Ckpt_Differentiable> {
   let summary = "elementwise power by a constant exponent (torch.pow)";
   let description = [{
@@ -232,7 +233,7 @@ defvar Ckpt_ClampBounds = (ins OptionalAttr<F64Attr>:$min,
                                OptionalAttr<F64Attr>:$max);
 
 def Ckpt_ClampOp : Ckpt_Op<"clamp", [Pure, SameOperandsAndResultType,
-                                     Ckpt_LowersHalfFloats] #
+                                     Ckpt_LowersHalfFloats, Ckpt_Pointwise] #
                                     Ckpt_Differentiable> {
   let summary = "elementwise clamp into [min, max] (torch.clamp, hardtanh)";
   let description = [{
@@ -280,7 +281,7 @@ def Ckpt_GeluOp : Ckpt_UnaryOp<"gelu", "x * Phi(x)"> {
 }
 
 def Ckpt_WhereOp : Ckpt_InferringOp<"where",
-    [Ckpt_LowersHalfFloats] # Ckpt_Differentiable> {
+    [Ckpt_LowersHalfFloats, Ckpt_Pointwise] # Ckpt_Differentiable> {
   let summary = "elementwise select with broadcasting (torch.where)";
   let description = [{
     Picks `true_value` where `condition` (an `i1` tensor) is set and
@@ -569,7 +570,8 @@ def Ckpt_TransposeOp : Ckpt_InferringOp<"transpose",
 }
 
 def Ckpt_BroadcastToOp : Ckpt_Op<"broadcast_to", [Pure, Ckpt_LowersHalfFloats,
-    AllElementTypesMatch<["input", "result"]>] # Ckpt_Differentiable> {
+    Ckpt_Pointwise, AllElementTypesMatch<["input", "result"]>] #
+    Ckpt_Differentiable> {
   let summary = "broadcasts to a larger shape (torch.broadcast_to / expand)";
   let description = [{
     Stretches `input` to the result's shape with NumPy rules: dimensions
@@ -1019,7 +1021,7 @@ def Ckpt_BatchNormUpdateStatsOp : Ckpt_InferringOp<"batch_norm_update_stats",
 class Ckpt_PointwiseGradOp<string mnemonic, string forward, string reads,
                            string formula>
     : Ckpt_Op<mnemonic, [Pure, SameOperandsAndResultType,
-                         Ckpt_LowersHalfFloats] # Ckpt_Costed> {
+                         Ckpt_LowersHalfFloats, Ckpt_Pointwise] # Ckpt_Costed> {
   let summary = "input gradient of ckpt." # forward;
   let description = [{
     Computes the gradient of `ckpt.}] # forward # [{`'s input from the
@@ -1047,7 +1049,8 @@ def Ckpt_AbsGradOp : Ckpt_PointwiseGradOp<"abs_grad", "abs",
     "input x", "grad * sign(x)">;
 
 def Ckpt_ClampGradOp : Ckpt_Op<"clamp_grad", [Pure, SameOperandsAndResultType,
-                                              Ckpt_LowersHalfFloats]
+                                              Ckpt_LowersHalfFloats,
+                                              Ckpt_Pointwise]
                                               # Ckpt_Costed> {
   let summary = "input gradient of ckpt.clamp";
   let description = [{
@@ -1643,13 +1646,52 @@ def Ckpt_RecomputeOp : Ckpt_Op<"recompute", [
   }];
 }
 
+def Ckpt_FusedPointwiseOp : Ckpt_Op<"fused_pointwise", [
+    IsolatedFromAbove, RecursiveMemoryEffects, SingleBlock,
+    Ckpt_LowersHalfFloats]> {
+  let summary = "a chain of pointwise ops run as one (made by ckpt-fuse-pointwise)";
+  let description = [{
+    Runs its body, pointwise ops only (add, gelu, relu_grad, cast, ...),
+    as one loop over its result's elements: each element of the yielded
+    value is computed from the inputs' elements without storing the body's
+    other values. Every body op's result has the shape of the op's result
+    (element types may differ, as across a `ckpt.cast`); inputs broadcast
+    to it as the body ops' operands do. Each body value is rounded to its
+    element type as the unfused op would store it, so the result has the
+    same bits as the ops run one by one.
+
+    The memory simulator counts the op's result alone: the body's values
+    never take memory. The body's ops keep their costs (FLOPs), and the op
+    has no scratch. The syntax is that of `ckpt.checkpoint`.
+
+    Example:
+
+    ```mlir
+    %y = ckpt.fused_pointwise(%a = %x, %b = %bias) : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8x64xf32> {
+      %h = ckpt.add %a, %b : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
+      %g = ckpt.gelu %h : tensor<8x64xf32>
+      ckpt.yield %g : tensor<8x64xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Ckpt_AnyTensor>:$inputs);
+  let results = (outs Ckpt_AnyTensor:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
 def Ckpt_YieldOp : Ckpt_Op<"yield", [Pure, Terminator, ReturnLike,
     Ckpt_LowersHalfFloats,
-    ParentOneOf<["CheckpointOp", "RecomputeOp"]>]> {
-  let summary = "returns the outputs of a checkpoint or recompute segment";
+    ParentOneOf<["CheckpointOp", "RecomputeOp", "FusedPointwiseOp"]>]> {
+  let summary = "returns the outputs of a segment or of a fused pointwise chain";
   let description = [{
-    Terminates the body of `ckpt.checkpoint` and `ckpt.recompute`; its
-    operands become the enclosing op's results and must match their types.
+    Terminates the body of `ckpt.checkpoint`, `ckpt.recompute` and
+    `ckpt.fused_pointwise`; its operands become the enclosing op's results
+    and must match their types.
 
     Example:
 

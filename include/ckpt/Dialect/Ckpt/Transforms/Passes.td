@@ -364,6 +364,29 @@ def CkptInsertRecomputePass : Pass<"ckpt-insert-recompute", "::mlir::ModuleOp"> 
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
 
+def CkptFusePointwisePass : Pass<"ckpt-fuse-pointwise", "::mlir::ModuleOp"> {
+  let summary = "Runs chains of pointwise ops as one op whose inner values take no memory";
+  let description = [{
+    Groups chains of pointwise ops (add, mul, gelu, relu_grad, cast, ...)
+    into `ckpt.fused_pointwise` ops: a pointwise op whose result has one
+    user, a pointwise op of the same shape in the same block (both forward
+    or both backward), joins its user's op. The chain's values other than
+    its last are then never stored, and the lowering makes one loop (one
+    GPU kernel) of the chain, with the same bits as the ops one by one.
+
+    A chain joins only where that cannot raise the memory peak: fusing
+    keeps the chain's inputs alive until its user runs, in place of its
+    result. It fuses when the inputs that could be freed earlier (all but
+    the step's arguments, constants, and what the user reads anyway) take
+    no more bytes than the result, or when nothing runs in between and the
+    user's result is no larger than the chain's. So the simulated live
+    bytes at every point of the step are at most what they were, and a
+    plan that fit its budget still does. Run it after planning
+    (`--ckpt-pipeline=fuse-pointwise=1` runs it last).
+  }];
+  let dependentDialects = ["::ckpt::CkptDialect"];
+}
+
 def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
   let summary = "Evaluates every plan of a strategy: simulated peak against recompute FLOPs";
   let description = [{
