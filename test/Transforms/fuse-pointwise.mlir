@@ -98,7 +98,7 @@ func.func @wider_user(%x: tensor<32x64xf32>, %y: tensor<32x64xf32>) -> tensor<32
 // fuse among themselves and the fused op keeps the backward mark.
 // CHECK-LABEL: func.func @forward_backward
 //       CHECK:   %[[E:.+]] = ckpt.exp %{{.+}} : tensor<8x64xf32>
-//       CHECK:   ckpt.fused_pointwise(%{{.+}} = %[[E]], %{{.+}} = %{{.+}}) : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x64xf32> attributes {ckpt.backward} {
+//       CHECK:   ckpt.fused_pointwise(%{{.+}} = %{{.+}}, %{{.+}} = %[[E]]) : (tensor<8x64xf32>, tensor<8x64xf32>) -> tensor<8x64xf32> attributes {ckpt.backward} {
 //       CHECK:     ckpt.neg %{{.+}} {ckpt.backward}
 //       CHECK:     ckpt.mul %{{.+}}, %{{.+}} {ckpt.backward}
 func.func @forward_backward(%x: tensor<8x64xf32>, %d: tensor<8x64xf32>) -> tensor<8x64xf32> {
