@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Step time and peak memory of the bundled examples on the CPU: builds each
 # training step, runs it with ckpt-run (one warm-up, then --repeat runs) and
-# prints a table. `--full` adds the 12-block MLP stack at B=8, L=512, D=512
-# (slow: minutes per step on one core).
+# prints a table, a row per model as planned (strategy=none) and one with
+# its pointwise chains fused (fuse-pointwise=1). `--full` adds the 12-block
+# MLP stack at B=8, L=512, D=512 (slow: minutes per step on one core).
 #
 # usage: bench/step-time.sh [--repeat N] [--full]   (after scripts/setup.sh)
 set -euo pipefail
@@ -22,12 +23,17 @@ done
 printf '%-18s %12s %12s %14s %14s %8s\n' model "mean ms" "best ms" \
   "measured B" "simulated B" "diff"
 for model in "${models[@]}"; do
-  out=$("$bin/ckpt-opt" "$root/examples/$model.mlir" \
-          --ckpt-pipeline=strategy=none | "$bin/ckpt-run" - --repeat "$repeat")
-  time=$(sed -n 's/^step time: \([0-9.]*\) ms mean, \([0-9.]*\) ms best.*/\1 \2/p' <<<"$out")
-  peak=$(sed -n 's/^peak bytes: measured \([0-9]*\) .*simulated \([0-9]*\) (\(.*\))$/\1 \2 \3/p' <<<"$out")
-  read -r mean best <<<"$time"
-  read -r measured simulated diff <<<"$peak"
-  printf '%-18s %12s %12s %14s %14s %8s\n' "$model" "$mean" "$best" \
-    "$measured" "$simulated" "$diff"
+  for fused in 0 1; do
+    out=$("$bin/ckpt-opt" "$root/examples/$model.mlir" \
+            --ckpt-pipeline="strategy=none fuse-pointwise=$fused" |
+            "$bin/ckpt-run" - --repeat "$repeat")
+    time=$(sed -n 's/^step time: \([0-9.]*\) ms mean, \([0-9.]*\) ms best.*/\1 \2/p' <<<"$out")
+    peak=$(sed -n 's/^peak bytes: measured \([0-9]*\) .*simulated \([0-9]*\) (\(.*\))$/\1 \2 \3/p' <<<"$out")
+    read -r mean best <<<"$time"
+    read -r measured simulated diff <<<"$peak"
+    name=$model
+    ((fused)) && name+=" fused"
+    printf '%-18s %12s %12s %14s %14s %8s\n' "$name" "$mean" "$best" \
+      "$measured" "$simulated" "$diff"
+  done
 done

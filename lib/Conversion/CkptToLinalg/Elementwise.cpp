@@ -144,7 +144,9 @@ Value pointwiseFormula(Operation *op, ScalarBuilder &s, ValueRange x) {
       .Case([&](GeluGradOp gelu) {
         return geluGrad(s, x[0], x[1], isTanhForm(gelu.getApproximate()));
       })
-      .Default([](Operation *) { return Value(); });
+      .Default([](Operation *) -> Value {
+        llvm_unreachable("a Pointwise op without a formula");
+      });
 }
 
 /// One element of `op`'s result, from its operands' elements `x`.
