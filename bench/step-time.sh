@@ -20,7 +20,7 @@ while (($#)); do
   esac
 done
 
-printf '%-18s %12s %12s %14s %14s %8s\n' model "mean ms" "best ms" \
+printf '%-24s %12s %12s %14s %14s %8s\n' model "mean ms" "best ms" \
   "measured B" "simulated B" "diff"
 for model in "${models[@]}"; do
   for fused in 0 1; do
@@ -33,7 +33,7 @@ for model in "${models[@]}"; do
     read -r measured simulated diff <<<"$peak"
     name=$model
     ((fused)) && name+=" fused"
-    printf '%-18s %12s %12s %14s %14s %8s\n' "$name" "$mean" "$best" \
+    printf '%-24s %12s %12s %14s %14s %8s\n' "$name" "$mean" "$best" \
       "$measured" "$simulated" "$diff"
   done
 done
