@@ -2,7 +2,7 @@
 # Compares checkpointing plans of one forward graph. For each PLAN (a
 # ckpt-pipeline option string, e.g. "strategy=uniform stages-per-segment=3")
 # it builds the training step (--ckpt-pipeline: fold-transposes, thread-rng,
-# autodiff, plan, insert-recompute), runs it with ckpt-run on the same seed, and checks that
+# autodiff, plan, insert-recompute, fuse-pointwise), runs it with ckpt-run on the same seed, and checks that
 # its loss and gradients (.npy bytes) equal those of the first plan; it
 # stops with an error at the first plan that differs. One table row per plan:
 #   peak B        measured peak bytes (inputs + heap) and the simulated one

@@ -9,8 +9,8 @@
 #   steps/   every bundled example (examples/*.mlir) and the dropout-mask
 #            test input, planned with none, manual (examples with
 #            checkpoint regions), dp and tensor (a plan identical to an
-#            earlier one left out), their pointwise chains fused
-#            (fuse-pointwise=1: one kernel each), compiled by `ckpt-compile
+#            earlier one left out), their pointwise chains fused (as
+#            the pipeline does: one kernel each), compiled by `ckpt-compile
 #            --device=cuda`: executables that need no MLIR, no LLVM and no
 #            OpenBLAS, with LLVM's OpenMP runtime beside them;
 #   f64/     per example, an f64 run of the same graph on this CPU (seed 1):
@@ -120,8 +120,7 @@ for example in "${sources[@]}"; do
   # Masks are compared across plans that recompute the dropout or not.
   [[ $name != dropout-mask ]] || plans=(none dp)
   for plan in "${plans[@]}"; do
-    "$bin/ckpt-opt" "$example" --ckpt-pipeline="strategy=$plan fuse-pointwise=1" \
-      -o "$work/$name.$plan.mlir"
+    "$bin/ckpt-opt" "$example" --ckpt-pipeline=strategy=$plan -o "$work/$name.$plan.mlir"
     duplicate=
     for earlier in "${kept[@]}"; do
       if cmp -s "$work/$name.$earlier.mlir" "$work/$name.$plan.mlir"; then

@@ -1,5 +1,5 @@
-// Pointwise chains fused (ckpt-fuse-pointwise, the pipeline's
-// fuse-pointwise=1) change memory and loops, never bits. In this step the
+// Pointwise chains fused (ckpt-fuse-pointwise, last in the pipeline;
+// fuse-pointwise=0 leaves it out) change memory and loops, never bits. In this step the
 // backward chain from the loss's gradient (the broadcast of the mean's
 // gradient, the exp, clamp, negation and weight gradients) is one op: the
 // broadcast ones and three intermediates are never stored, and the peak
@@ -8,8 +8,9 @@
 // on the GPU-mapped loops run permuted over poisoned memory; f64 gradients
 // match finite differences.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: ckpt-opt %s --ckpt-pipeline=strategy=none -o %t/unfused.mlir
-// RUN: ckpt-opt %s '--ckpt-pipeline=strategy=none fuse-pointwise=1' -o %t/fused.mlir
+// RUN: ckpt-opt %s '--ckpt-pipeline=strategy=none fuse-pointwise=0' -o %t/unfused.mlir
+// RUN: FileCheck %s --check-prefix=UNFUSED-STEP --input-file=%t/unfused.mlir
+// RUN: ckpt-opt %s --ckpt-pipeline=strategy=none -o %t/fused.mlir
 // RUN: FileCheck %s --check-prefix=STEP --input-file=%t/fused.mlir
 // RUN: ckpt-run %t/unfused.mlir --function f32_step_train --seed 3 --check-peak=1e-9 --out %t/unfused | FileCheck %s --check-prefix=UNFUSED
 // RUN: ckpt-run %t/fused.mlir --function f32_step_train --seed 3 --check-peak=1e-9 --out %t/fused | FileCheck %s --check-prefix=FUSED
@@ -26,11 +27,11 @@
 // Plans with recompute regions fuse inside them too; every plan gives the
 // unfused step's bits, measured = simulated within 1%.
 // RUN: %ckpt_src_root/scripts/compare-plans.sh %examples/gpt2_stack_checkpointed.mlir %t/gpt2 \
-// RUN:   strategy=none "strategy=none fuse-pointwise=1" "strategy=manual fuse-pointwise=1" \
-// RUN:   "strategy=dp budget=9MiB fuse-pointwise=1" | FileCheck %s --check-prefix=GPT2
-// RUN: ckpt-opt %t/gpt2/strategy_manual_fuse_pointwise_1.mlir | FileCheck %s --check-prefix=MANUAL
+// RUN:   "strategy=none fuse-pointwise=0" strategy=none strategy=manual \
+// RUN:   "strategy=dp budget=9MiB" | FileCheck %s --check-prefix=GPT2
+// RUN: ckpt-opt %t/gpt2/strategy_manual.mlir | FileCheck %s --check-prefix=MANUAL
 // RUN: %ckpt_src_root/scripts/compare-plans.sh %examples/small_cnn.mlir %t/cnn \
-// RUN:   strategy=none "strategy=none fuse-pointwise=1" "strategy=dp budget=190KB fuse-pointwise=1" \
+// RUN:   "strategy=none fuse-pointwise=0" strategy=none "strategy=dp budget=190KB" \
 // RUN:   | FileCheck %s --check-prefix=CNN
 
 // STEP-LABEL: func.func @f32_step_train
@@ -51,22 +52,25 @@
 //       STEP:     ckpt.yield
 //       STEP:   ckpt.reduce_sum
 
+// UNFUSED-STEP-LABEL: func.func @f32_step_train
+//   UNFUSED-STEP-NOT: ckpt.fused_pointwise
+//       UNFUSED-STEP: return
 // UNFUSED: peak bytes: measured 1312772 ({{.*}}), simulated 1312772 (+0.00%)
 // FUSED: peak bytes: measured 1050628 ({{.*}}), simulated 1050628 (+0.00%)
 // GRADIENTS: gradient check: passed
 
 // The examples' fused chains are not where their peaks are: every peak is
 // the unfused plan's (recompute-bit-identical.test has those).
-// GPT2: strategy=none reference {{[0-9]+}} 10233876
-// GPT2: strategy=none fuse-pointwise=1 yes {{[0-9]+}} 10233876
-// GPT2: strategy=manual fuse-pointwise=1 yes {{[0-9]+}} 8609300
-// GPT2: strategy=dp budget=9MiB fuse-pointwise=1 yes {{[0-9]+}} 9376788
+// GPT2: strategy=none fuse-pointwise=0 reference {{[0-9]+}} 10233876
+// GPT2: strategy=none yes {{[0-9]+}} 10233876
+// GPT2: strategy=manual yes {{[0-9]+}} 8609300
+// GPT2: strategy=dp budget=9MiB yes {{[0-9]+}} 9376788
 // MANUAL: = ckpt.recompute(
 // MANUAL-NOT: ckpt.yield
 // MANUAL: ckpt.fused_pointwise
-// CNN: strategy=none reference {{[0-9]+}} 206452
-// CNN: strategy=none fuse-pointwise=1 yes {{[0-9]+}} 206452
-// CNN: strategy=dp budget=190KB fuse-pointwise=1 yes {{[0-9]+}} 173620
+// CNN: strategy=none fuse-pointwise=0 reference {{[0-9]+}} 206452
+// CNN: strategy=none yes {{[0-9]+}} 206452
+// CNN: strategy=dp budget=190KB yes {{[0-9]+}} 173620
 
 func.func @f32_step(%x: tensor<128x512xf32>, %w: tensor<512xf32> {ckpt.param}) -> tensor<f32> {
   %a = ckpt.mul %x, %w : (tensor<128x512xf32>, tensor<512xf32>) -> tensor<128x512xf32>

@@ -159,9 +159,9 @@ struct CheckpointPipelineOptions
   Option<bool> fusePointwise{
       *this, "fuse-pointwise",
       llvm::cl::desc("Last, run chains of pointwise ops as one op each "
-                     "(ckpt-fuse-pointwise): fewer loops and kernels, and a "
-                     "peak no higher than the plan's"),
-      llvm::cl::init(false)};
+                     "(ckpt-fuse-pointwise; on by default): fewer loops and "
+                     "kernels, and a peak no higher than the plan's"),
+      llvm::cl::init(true)};
   Option<bool> lower{*this, "lower",
                      llvm::cl::desc("Also lower the result to the LLVM dialect "
                                     "(ckpt-lower-to-llvm)"),
@@ -169,8 +169,8 @@ struct CheckpointPipelineOptions
 };
 
 /// ckpt-fold-transposes, ckpt-thread-rng, ckpt-autodiff (training steps
-/// replace the forward graphs), ckpt-plan and ckpt-insert-recompute; with
-/// `fuse-pointwise`, then ckpt-fuse-pointwise; with `lower`, then
+/// replace the forward graphs), ckpt-plan, ckpt-insert-recompute and, unless
+/// `fuse-pointwise` is off, ckpt-fuse-pointwise; with `lower`, then
 /// ckpt-lower-to-llvm.
 void buildCheckpointPipeline(mlir::OpPassManager &pm,
                              const CheckpointPipelineOptions &options);

@@ -381,8 +381,8 @@ def CkptFusePointwisePass : Pass<"ckpt-fuse-pointwise", "::mlir::ModuleOp"> {
     no more bytes than the result, or when nothing runs in between and the
     user's result is no larger than the chain's. So the simulated live
     bytes at every point of the step are at most what they were, and a
-    plan that fit its budget still does. Run it after planning
-    (`--ckpt-pipeline=fuse-pointwise=1` runs it last).
+    plan that fit its budget still does. Run it after planning;
+    `--ckpt-pipeline` runs it last (unless `fuse-pointwise=0`).
   }];
   let dependentDialects = ["::ckpt::CkptDialect"];
 }
