@@ -44,8 +44,8 @@ void ckpt::registerCheckpointPipeline() {
   PassPipelineRegistration<CheckpointPipelineOptions>(
       "ckpt-pipeline",
       "Builds planned training steps with recompute regions from forward "
-      "graphs: fold-transposes, thread-rng, autodiff, plan, insert-recompute, "
-      "fuse-pointwise (unless fuse-pointwise=false; then the CPU lowering "
-      "with lower=true)",
+      "graphs: fold-transposes, thread-rng, autodiff, plan, insert-recompute "
+      "and fuse-pointwise (fuse-pointwise=false leaves it out; lower=true "
+      "adds the CPU lowering)",
       buildCheckpointPipeline);
 }
