@@ -1,0 +1,658 @@
+"""PyTorch's own bytes: the peak of a training step under an op-level plan.
+
+`trace_step` runs the module's training step once keeping every saved tensor,
+under PyTorch's profiler with each forward op call and each read of a saved
+tensor marked, and its forward once more dropping every saved tensor the
+executor could drop, which shows when each would die without autograd.
+`StepTrace.peak(dropped)` then replays the first run as the executor runs a
+plan: dropped tensors freed where forward lets go of them, kept ones held
+for the reruns that read them, and each rerun's allocations (the op's own,
+as forward made them) where backward first reads what it makes. The replay
+follows the executor's rules (executor.py) step by step, so that its peak is
+the allocator's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+import torch
+from torch._C._profiler import _EventType
+from torch.profiler import ProfilerActivity, profile, record_function
+from torch.utils._pytree import tree_flatten
+
+from . import executor
+
+__all__ = ["StepTrace", "trace_step", "allocator_peak"]
+
+_CALL = "ckpt.call"
+_UNPACK = "ckpt.unpack#"
+_FORWARD = "ckpt.forward"
+_NODE = "autograd::engine::evaluate_function: "
+
+Output = tuple[int, int]  # (op call, flat output)
+
+
+@dataclass
+class _Call:
+    """A forward op call as the traced run made it."""
+
+    op: str
+    recomputable: bool
+    random: bool
+    # per flat argument: the (call, output) a tensor argument is, or None
+    leaves: tuple[Output | None, ...] = ()
+    # per flat output: its storage (a number in StepTrace.storage_bytes),
+    # None for a non-tensor or a storage made before the step
+    outputs: tuple[int | None, ...] = ()
+    # the allocations inside the call, in order: +bytes, and -bytes for
+    # those freed before it returns; `made` numbers the ones that stay
+    deltas: tuple[int, ...] = ()
+    made: tuple[int, ...] = ()
+    # per flat output: the later call whose output has its geometry (the
+    # executor then forgets what it knew of this one), or None
+    superseded: list[int | None] = field(default_factory=list)
+    start: int = 0  # ticks of the first run
+    end: int = 0
+
+
+@dataclass
+class _Pack:
+    """A tensor autograd saved in forward, and when backward reads it."""
+
+    output: Output | None
+    read: int | None = None  # the tick of the read
+    released: int | None = None  # the tick its node lets go of it
+
+
+@dataclass
+class StepTrace:
+    """One training step of the module, as the allocator saw it."""
+
+    calls: list[_Call]
+    packs: list[_Pack]
+    storage_bytes: list[int]
+    storage_maker: list[int]  # the call that made each storage
+    storage_alloc: list[int]
+    storage_free: list[int | None]  # keeping everything
+    storage_death: list[int | None]  # dropping every saved tensor
+    base: list[tuple[int, int]]  # (tick, bytes) of the other allocations
+    forward_end: int
+    end: int
+    rng_bytes: int  # a random call's generator state, held per rerun
+    before: int  # bytes allocated before the step (parameters, inputs)
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        return tuple(call.op for call in self.calls)
+
+    def droppable(self) -> frozenset[Output]:
+        """Every output the executor could drop: those of calls that can
+        run again, made in the step."""
+        return frozenset(
+            (index, output) for index, call in enumerate(self.calls)
+            if call.recomputable
+            for output, storage in enumerate(call.outputs)
+            if storage is not None)
+
+    def peak(self, dropped: frozenset[Output]) -> int:
+        """The allocator's highest total in the step under the plan that
+        drops `dropped`, the bytes allocated before it included."""
+        return self.before + _Replay(self, dropped).peak()
+
+
+class _Replay:
+    """The traced step, replayed under a plan (the executor's rules)."""
+
+    def __init__(self, trace: StepTrace, dropped: frozenset[Output]):
+        self.trace = trace
+        self.dropped = dropped
+        self.events: list[tuple[int, int, int]] = []  # (tick, order, bytes)
+        self.order = 0
+        calls = trace.calls
+        # The executor's records: calls with a dropped output, and the
+        # dropped calls each reads.
+        self.records = sorted({call for call, _ in dropped})
+        self.parents = {
+            call: sorted({leaf[0] for leaf in calls[call].leaves
+                          if leaf is not None and leaf in dropped})
+            for call in self.records}
+        self.handles = [i for i, pack in enumerate(trace.packs)
+                        if pack.output in dropped]
+        self.chains = {i: self.chain(trace.packs[i].output[0])
+                       for i in self.handles}
+
+    def add(self, tick: int, size: int) -> None:
+        self.events.append((tick, self.order, size))
+        self.order += 1
+
+    def chain(self, target: int, stop: Callable[[int], bool] = lambda c:
+              False) -> list[int]:
+        """executor.chain_of on call numbers."""
+        order: list[int] = []
+        seen: set[int] = set()
+        stack = [(target, False)]
+        while stack:
+            call, expanded = stack.pop()
+            if expanded:
+                order.append(call)
+                continue
+            if call in seen:
+                continue
+            seen.add(call)
+            stack.append((call, True))
+            if not stop(call):
+                stack.extend((p, False) for p in reversed(self.parents[call])
+                             if p not in seen)
+        return order
+
+    def peak(self) -> int:
+        trace = self.trace
+        never = trace.end + 1
+        # Storages whose every saved tensor is a handle die where forward
+        # lets go of them; the others where the first run freed them, or
+        # later while a record holds them (below).
+        kept_by_autograd = {trace.calls[p.output[0]].outputs[p.output[1]]
+                            for p in trace.packs
+                            if p.output is not None
+                            and p.output not in self.dropped}
+        free = [never if tick is None else tick
+                for tick in trace.storage_free]
+        for storage, death in enumerate(trace.storage_death):
+            if storage not in kept_by_autograd and death is not None:
+                free[storage] = death
+        record_end = self.record_ends(free)
+        held: dict[int, int] = {}  # storage -> until when a record holds it
+        for call in self.records:
+            for leaf in trace.calls[call].leaves:
+                if leaf is None or leaf in self.dropped:
+                    continue
+                storage = trace.calls[leaf[0]].outputs[leaf[1]]
+                if storage is not None:
+                    held[storage] = max(held.get(storage, 0),
+                                        record_end[call])
+            if trace.calls[call].random:
+                self.add(trace.calls[call].start, trace.rng_bytes)
+                self.add(record_end[call], -trace.rng_bytes)
+        for storage, size in enumerate(trace.storage_bytes):
+            self.add(trace.storage_alloc[storage], size)
+            self.add(max(free[storage], held.get(storage, 0)), -size)
+        for tick, size in trace.base:
+            self.add(tick, size)
+        self.reruns()
+        total = top = 0
+        for _, _, size in sorted(self.events):
+            total += size
+            top = max(top, total)
+        return top
+
+    def record_ends(self, free: list[int]) -> dict[int, int]:
+        """When each record dies: once the executor forgets each of its
+        dropped outputs (its storage dies, a later output has its geometry,
+        or forward ends), no later record reads it, and no handle whose
+        chain holds it lives."""
+        trace = self.trace
+        ends = {}
+        for call in self.records:
+            facts = trace.calls[call]
+            ends[call] = max(
+                min(trace.forward_end,
+                    free[facts.outputs[output]]
+                    if facts.outputs[output] is not None else trace.end,
+                    trace.calls[later].end if later is not None
+                    else trace.end)
+                for output, later in enumerate(facts.superseded)
+                if (call, output) in self.dropped)
+        for handle in self.handles:
+            released = trace.packs[handle].released
+            for call in self.chains[handle]:
+                ends[call] = max(ends[call], trace.end + 1
+                                 if released is None else released)
+        for call in reversed(self.records):
+            for parent in self.parents[call]:
+                ends[parent] = max(ends[parent], ends[call])
+        return ends
+
+    def reruns(self) -> None:
+        """Backward's reads of handles, as executor.run_chain runs them."""
+        trace = self.trace
+        pending = {call: 0 for call in self.records}
+        for handle in self.handles:
+            for call in self.chains[handle]:
+                pending[call] += 1
+        holds: dict[int, int] = {}  # storage instance -> holders
+        sizes: dict[int, int] = {}
+        cache: dict[int, list[int]] = {}  # call -> the instances it holds
+        # per call that ran: its outputs' instances (None: kept storage)
+        outputs: dict[int, list[int | None]] = {}
+        instances = iter(range(1 << 62))
+
+        def hold(held: list[int]) -> None:
+            for instance in held:
+                holds[instance] = holds.get(instance, 0) + 1
+
+        def release(tick: int, held: list[int]) -> None:
+            for instance in held:
+                holds[instance] -= 1
+                if holds[instance] == 0:
+                    self.add(tick, -sizes[instance])
+
+        reads = sorted((trace.packs[h].read, h) for h in self.handles
+                       if trace.packs[h].read is not None)
+        # (tick, instance): what nodes hold until they end
+        held_by_nodes: list[tuple[int, int]] = []
+        for tick, handle in reads:
+            while held_by_nodes and held_by_nodes[0][0] <= tick:
+                end, instance = heapq.heappop(held_by_nodes)
+                release(end, [instance])
+            target, index = trace.packs[handle].output
+            chain = self.chain(target, lambda call: call in cache)
+            readers: dict[int, int] = {}
+            for call in chain:
+                if call not in cache:
+                    for parent in self.parents[call]:
+                        readers[parent] = readers.get(parent, 0) + 1
+            values: dict[int, list[int]] = {}
+            for call in chain:
+                if call in cache:
+                    hold(cache[call])
+                    values[call] = cache[call]
+                    continue
+                facts = trace.calls[call]
+                if facts.random:
+                    self.add(tick, trace.rng_bytes)
+                for size in facts.deltas:
+                    self.add(tick, size)
+                if facts.random:
+                    self.add(tick, -trace.rng_bytes)
+                made_here: dict[int, int] = {}
+                for storage in facts.made:
+                    made_here[storage] = instance = next(instances)
+                    sizes[instance] = trace.storage_bytes[storage]
+                outputs[call] = [
+                    made_here[storage] if storage in made_here
+                    else self.viewed(call, storage, outputs, values)
+                    for storage in facts.outputs]
+                held = sorted({i for i in outputs[call] if i is not None})
+                hold(held)
+                values[call] = held
+                if pending[call] > 1:
+                    hold(held)
+                    cache[call] = held
+                for parent in self.parents[call]:
+                    readers[parent] -= 1
+                    if readers[parent] == 0:
+                        release(tick, values.pop(parent))
+            value = outputs[target][index]
+            released = trace.packs[handle].released
+            if value is not None and released is not None:
+                hold([value])
+                heapq.heappush(held_by_nodes, (released, value))
+            for held in values.values():
+                release(tick, held)
+            for call in self.chains[handle]:
+                pending[call] -= 1
+                if pending[call] == 0 and call in cache:
+                    release(tick, cache.pop(call))
+        for end, instance in sorted(held_by_nodes):
+            release(end, [instance])
+
+    def viewed(self, call: int, storage: int | None,
+               outputs: dict[int, list[int | None]],
+               values: dict[int, list[int]]) -> int | None:
+        """The instance in this rerun of a storage that `call` did not make:
+        that of the argument it views, when a parent's rerun made it (the
+        parent's outputs at hand, in `values`); None when the plan keeps
+        it."""
+        if storage is None:
+            return None
+        for leaf in self.trace.calls[call].leaves:
+            if leaf is not None and leaf[0] in values and \
+                    self.trace.calls[leaf[0]].outputs[leaf[1]] == storage:
+                return outputs[leaf[0]][leaf[1]]
+        return None
+
+
+# ---------------------------------------------------------------------------
+# Tracing
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    """What a traced run's modes saw, beside the profiler's events."""
+
+    calls: list[_Call] = field(default_factory=list)
+    # per call: its outputs' storage addresses (0 for none)
+    addresses: list[tuple[int, ...]] = field(default_factory=list)
+    packs: list[Output | None] = field(default_factory=list)
+    pack_addresses: list[int] = field(default_factory=list)
+    pack_calls: list[int] = field(default_factory=list)  # the last call
+
+
+class _TracedForward(executor._Forward):
+    """The executor's forward, with each op call marked in the profiler and
+    what it reads and makes recorded."""
+
+    def __init__(self, run: _Run, ops: Sequence[str] | None = None,
+                 dropped: Sequence[tuple[int, ...]] = ()):
+        # Without ops, it learns them and drops nothing.
+        self.learning = ops is None
+        super().__init__(ops or (), dropped, executor.ExecutorStats({}))
+        self.record = run
+        self.producers: dict[tuple, Output] = {}
+
+    def check(self, func):
+        if not self.learning:
+            return super().check(func)
+        self.position += 1
+        return self.position - 1
+
+    def run(self, call, func, args, kwargs):
+        given = tree_flatten((args, kwargs))[0]
+        leaves = tuple(self.producers.get(executor.geometry(leaf))
+                       if isinstance(leaf, torch.Tensor) else None
+                       for leaf in given)
+        with record_function(_CALL):
+            result = super().run(call, func, args, kwargs) \
+                if not self.learning else func(*args, **kwargs)
+        outputs = tree_flatten(result)[0]
+        addresses = []
+        for index, output in enumerate(outputs):
+            if isinstance(output, torch.Tensor):
+                shape = executor.geometry(output)
+                earlier = self.producers.get(shape)
+                if earlier is not None and earlier[0] != call:
+                    self.record.calls[earlier[0]].superseded[earlier[1]] = \
+                        call
+                entry = self.producers[shape] = (call, index)
+                self.forgetting.append(weakref.finalize(
+                    output.untyped_storage(), executor.forget,
+                    self.producers, shape, id(entry)))
+                addresses.append(output.untyped_storage().data_ptr())
+            else:
+                addresses.append(0)
+        self.record.calls.append(_Call(
+            str(func), executor.is_recomputable(func, outputs),
+            executor.is_random(func), leaves,
+            superseded=[None] * len(outputs)))
+        self.record.addresses.append(tuple(addresses))
+        return result
+
+    def pack(self, tensor):
+        self.record.packs.append(
+            self.producers.get(executor.geometry(tensor)))
+        self.record.pack_addresses.append(tensor.untyped_storage().data_ptr())
+        self.record.pack_calls.append(self.position - 1)
+        return _Marked(super().pack(tensor), len(self.record.packs) - 1)
+
+
+class _Marked:
+    """A saved tensor (or the executor's handle for it), marking its read."""
+
+    __slots__ = ("packed", "number")
+
+    def __init__(self, packed: Any, number: int):
+        self.packed = packed
+        self.number = number
+
+
+def _unpack_marked(marked: _Marked) -> torch.Tensor:
+    with record_function(_UNPACK + str(marked.number)):
+        return executor._unpack(marked.packed)
+
+
+def _events(profiled) -> list:
+    """The profiler's events, flattened, in time order: (time, order,
+    kind, payload); kinds: 'alloc' (bytes, address), 'call' (start or end),
+    'unpack' (pack number), 'node' (inner end time), 'forward' (end)."""
+    found = []
+
+    def walk(events, depth):
+        for event in events:
+            if event.tag == _EventType.Allocation:
+                fields = event.extra_fields
+                found.append((event.start_time_ns, depth, "alloc",
+                              (fields.alloc_size, fields.ptr)))
+            elif event.name == _CALL:
+                found.append((event.start_time_ns, depth, "call", "start"))
+                found.append((event.end_time_ns, -depth, "call", "end"))
+            elif event.name.startswith(_UNPACK):
+                found.append((event.start_time_ns, depth, "unpack",
+                              int(event.name[len(_UNPACK):])))
+            elif event.name.startswith(_NODE):
+                inner = [c for c in event.children
+                         if c.tag != _EventType.Allocation]
+                end = inner[0].end_time_ns if inner else event.end_time_ns
+                found.append((end, -depth, "node", None))
+            elif event.name == _FORWARD:
+                found.append((event.end_time_ns, -depth, "forward", None))
+            walk(event.children, depth + 1)
+
+    walk(profiled.profiler.kineto_results.experimental_event_tree(), 0)
+    found.sort(key=lambda e: (e[0], e[1]))
+    return found
+
+
+@contextlib.contextmanager
+def _state_kept(module: torch.nn.Module) -> Iterator[None]:
+    """Leaves the module's buffers, gradients and the random generators as
+    they were."""
+    buffers = [(b, b.detach().clone()) for b in module.buffers()]
+    grads = [(p, p.grad) for p in module.parameters()]
+    devices = sorted({p.device.index for p in module.parameters()
+                      if p.device.type == "cuda"})
+    with torch.random.fork_rng(devices=devices):
+        try:
+            yield
+        finally:
+            with torch.no_grad():
+                for buffer, value in buffers:
+                    buffer.copy_(value)
+            for parameter, grad in grads:
+                parameter.grad = grad
+
+
+def _activities(module: torch.nn.Module) -> list:
+    cuda = any(p.device.type == "cuda" for p in module.parameters())
+    return [ProfilerActivity.CUDA] if cuda else [ProfilerActivity.CPU]
+
+
+def _held_before(module: torch.nn.Module, inputs: Sequence[Any]) -> int:
+    """What the allocator holds for the module and its inputs: each storage
+    of its parameters, buffers and tensor inputs once."""
+    storages = {}
+    for tensor in [*module.parameters(), *module.buffers(),
+                   *[t for t in tree_flatten(list(inputs))[0]
+                     if isinstance(t, torch.Tensor)]]:
+        storage = tensor.untyped_storage()
+        storages[storage.data_ptr()] = storage.nbytes()
+    return sum(storages.values())
+
+
+def trace_step(module: torch.nn.Module, inputs: Sequence[Any],
+               forward: Callable[..., Any] | None = None) -> StepTrace:
+    """Traces one training step of `module` on `inputs` (its forward
+    returns the loss): see the module's docstring. The module's buffers,
+    gradients and the random generators are left as they were."""
+    forward = forward or module
+    with _state_kept(module):
+        kept = _Run()
+        ticks, first = _trace_kept(module, forward, inputs, kept)
+        dropping = _Run()
+        deaths = _trace_dropping(module, forward, inputs, kept, dropping)
+    return _assemble(module, inputs, kept, dropping, ticks, first, deaths)
+
+
+def _trace_kept(module, forward, inputs, run):
+    module.zero_grad(set_to_none=True)
+    mode = _TracedForward(run)
+    with profile(activities=_activities(module), profile_memory=True) as p:
+        with record_function(_FORWARD):
+            with torch.autograd.graph.saved_tensors_hooks(mode.pack,
+                                                          _unpack_marked):
+                with mode:
+                    loss = forward(*inputs)
+        loss.backward()
+        del loss
+    return _events(p), run
+
+
+def _trace_dropping(module, forward, inputs, kept, run):
+    """The forward alone, dropping every output the executor could: when
+    forward lets go of each saved tensor. Returns the events."""
+    ops = tuple(c.op for c in kept.calls)
+    dropped = [tuple(o for o, a in enumerate(addresses) if a)
+               if call.recomputable else ()
+               for call, addresses in zip(kept.calls, kept.addresses)]
+    mode = _TracedForward(run, ops, dropped)
+    with profile(activities=_activities(module), profile_memory=True) as p:
+        with record_function(_FORWARD):
+            with torch.autograd.graph.saved_tensors_hooks(mode.pack,
+                                                          _unpack_marked):
+                with mode:
+                    loss = forward(*inputs)
+        mode.finish()
+        del loss
+    return _events(p)
+
+
+def _assemble(module, inputs, kept: _Run, dropping: _Run, events, run,
+              death_events) -> StepTrace:
+    calls = kept.calls
+    storage_bytes: list[int] = []
+    storage_maker: list[int] = []
+    storage_alloc: list[int] = []
+    storage_free: list[int | None] = []
+    live: dict[int, int] = {}  # address -> allocation number
+    allocations: list[list] = []  # [tick, bytes, free tick, call, storage]
+    call = -1
+    inside = False
+    call_ticks: list[list[int]] = []
+    packs = [_Pack(output) for output in kept.packs]
+    forward_end = None
+    for tick, (_, _, kind, payload) in enumerate(events):
+        if kind == "alloc":
+            size, address = payload
+            if size > 0:
+                live[address] = len(allocations)
+                allocations.append([tick, size, None,
+                                    call if inside else None, None])
+            elif address in live:
+                allocations[live.pop(address)][2] = tick
+        elif kind == "call" and payload == "start":
+            call += 1
+            inside = True
+            call_ticks.append([tick, tick])
+        elif kind == "call":
+            inside = False
+            call_ticks[call][1] = tick
+            outputs = []
+            for address in kept.addresses[call]:
+                number = live.get(address) if address else None
+                if number is None:
+                    outputs.append(None)
+                    continue
+                allocation = allocations[number]
+                if allocation[4] is None:
+                    allocation[4] = len(storage_bytes)
+                    storage_bytes.append(allocation[1])
+                    storage_maker.append(allocation[3] if allocation[3]
+                                         is not None else call)
+                    storage_alloc.append(allocation[0])
+                outputs.append(allocation[4])
+            calls[call].outputs = tuple(outputs)
+        elif kind == "unpack":
+            if packs[payload].read is None:
+                packs[payload].read = tick
+        elif kind == "node":
+            for pack in packs:
+                if pack.read is not None and pack.released is None:
+                    pack.released = tick
+        elif kind == "forward":
+            forward_end = tick
+    if forward_end is None or call + 1 != len(calls):
+        raise RuntimeError("the traced step's profile is incomplete")
+    # Other allocations stay as they were; a call's own (its outputs, and
+    # what it frees before it returns) are what its rerun allocates.
+    base: list[tuple[int, int]] = []
+    inner: list[list[tuple[int, int]]] = [[] for _ in calls]
+    made: list[list[int]] = [[] for _ in calls]
+    storage_free = [None] * len(storage_bytes)
+    for tick, size, free, maker, storage in allocations:
+        if storage is not None:
+            storage_free[storage] = free
+            if storage_maker[storage] == maker:
+                inner[maker].append((tick, size))
+                made[maker].append(storage)
+            continue
+        base.append((tick, size))
+        if free is not None:
+            base.append((free, -size))
+            if maker is not None and free <= call_ticks[maker][1]:
+                inner[maker] += [(tick, size), (free, -size)]
+    for index, facts in enumerate(calls):
+        facts.deltas = tuple(size for _, size in sorted(inner[index]))
+        facts.made = tuple(made[index])
+        facts.start, facts.end = call_ticks[index]
+    deaths = _deaths(dropping, death_events, call_ticks, kept, calls)
+    storage_death: list[int | None] = [None] * len(storage_bytes)
+    for output, tick in deaths.items():
+        storage = calls[output[0]].outputs[output[1]]
+        if storage is not None:
+            storage_death[storage] = tick
+    return StepTrace(
+        calls=calls, packs=packs, storage_bytes=storage_bytes,
+        storage_maker=storage_maker, storage_alloc=storage_alloc,
+        storage_free=storage_free, storage_death=storage_death, base=base,
+        forward_end=forward_end, end=len(events),
+        rng_bytes=torch.get_rng_state().untyped_storage().nbytes()
+        if _activities(module) == [ProfilerActivity.CPU] else 0,
+        before=_held_before(module, inputs))
+
+
+def _deaths(dropping: _Run, events, call_ticks, kept: _Run,
+            calls: list[_Call]) -> dict[Output, int]:
+    """When forward lets go of each saved output that the dropping run
+    dropped, as a tick of the first run: right after the op call during or
+    after which it died."""
+    if [c.op for c in dropping.calls] != [c.op for c in calls]:
+        raise RuntimeError("the module's op calls differ between two runs")
+    # address -> the saved outputs there, with the call they were saved at
+    watched: dict[int, list[tuple[Output, int]]] = {}
+    for output, address, at in zip(dropping.packs, dropping.pack_addresses,
+                                   dropping.pack_calls):
+        if output is not None and address:
+            watched.setdefault(address, []).append((output, at))
+    deaths: dict[Output, int] = {}
+    call = -1
+    for _, _, kind, payload in events:
+        if kind == "call" and payload == "start":
+            call += 1
+        elif kind == "forward":
+            break
+        elif kind == "alloc" and payload[0] < 0 and payload[1] in watched:
+            waiting = watched[payload[1]]
+            for output, at in [w for w in waiting if w[1] <= call]:
+                deaths[output] = call_ticks[call][1]
+            watched[payload[1]] = [w for w in waiting if w[1] > call]
+    return deaths
+
+
+def allocator_peak(step: Callable[[], Any], device: str = "cpu") -> int:
+    """The highest total PyTorch's allocator reaches while `step` runs,
+    above what it held before (the profiler's allocation events)."""
+    activities = [ProfilerActivity.CUDA if device == "cuda"
+                  else ProfilerActivity.CPU]
+    with profile(activities=activities, profile_memory=True) as p:
+        step()
+    total = top = 0
+    for _, _, kind, payload in _events(p):
+        if kind == "alloc":
+            total += payload[0]
+            top = max(top, total)
+    return top
