@@ -219,8 +219,8 @@ def pytorch(name, budget, ckpt_opt):
         setattr(model, switch, on if checkpointed else type(on)())
         if label.endswith("(ckpt_torch)"):
             model = ckpt_torch.plan(model, inputs, budget=budget,
-                                    strategy="dp", autocast=AMP,
-                                    ckpt_opt=ckpt_opt)
+                                    strategy="dp", executor="regions",
+                                    autocast=AMP, ckpt_opt=ckpt_opt)
         steps[label] = pytorch_step(model, inputs, amp)
         steps[label]["peak"] += base
     return steps

@@ -61,7 +61,7 @@ MODELS = {"mlp": ("MLP stack", 0.0), "gpt2": ("GPT-2", 0.0),
 
 
 def ckpt_opt():
-    return os.environ.get("CKPT_OPT") or ckpt_torch._ckpt_opt(None)
+    return os.environ.get("CKPT_OPT") or ckpt_torch.planning._ckpt_opt(None)
 
 
 def same(a, b):
@@ -140,7 +140,7 @@ def ckpt_report(step, pipeline, directory, label):
     start = time.perf_counter()
     run = subprocess.run(
         [ckpt_opt(), step, f"--ckpt-pipeline={pipeline}",
-         f"--ckpt-export-torch-plan=output={plan_path}",
+         f"--ckpt-export-torch-plan=output={plan_path} executor=regions",
          "--ckpt-report=format=json", "-o", os.devnull],
         capture_output=True, text=True)
     seconds = time.perf_counter() - start

@@ -15,36 +15,22 @@ from __future__ import annotations
 import contextlib
 import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import (Any, Callable, Hashable, Iterable, Iterator, Sequence,
+                    TypeVar)
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
-__all__ = ["OpPlan", "PlanMismatch", "ExecutorStats", "run_forward",
-           "is_recomputable", "is_random", "geometry"]
+from .errors import PlanError, PlanMismatch
 
-
-class PlanMismatch(Exception):
-    """The module's op calls differ from those the plan was made for."""
+__all__ = ["OpPlan", "ExecutorStats", "PlannedForward", "run_forward",
+           "is_random", "geometry", "chain_of", "still_needed"]
 
 
 def is_random(func: torch._ops.OpOverload) -> bool:
     """Whether the op draws from a random generator."""
     return torch.Tag.nondeterministic_seeded in func.tags
-
-
-def is_recomputable(func: torch._ops.OpOverload, outputs: Sequence[Any]
-                    ) -> bool:
-    """Whether running the op again gives its outputs again: it writes no
-    argument in place, returns only tensors and is bitwise deterministic
-    (a random op replays its generator state)."""
-    if torch.Tag.nondeterministic_bitwise in func.tags:
-        return False
-    if any(a.alias_info is not None and a.alias_info.is_write
-           for a in func._schema.arguments):
-        return False
-    return all(isinstance(o, torch.Tensor) for o in outputs)
 
 
 def geometry(tensor: torch.Tensor) -> tuple:
@@ -85,89 +71,166 @@ class ExecutorStats:
 class _Record:
     """A forward op call whose outputs the plan drops: how to run it again.
     Its arguments are the tensors the plan keeps (held here) and
-    (record, output) pairs for dropped ones."""
+    (record, output) pairs for dropped ones: `leaves`, the arguments
+    flattened by `spec`, or `args` themselves when `spec` is None (no
+    argument nests others). `users` maps each unserved handle whose chain
+    holds it (by id) to the handle's target; `cache` holds its outputs
+    while one needs them."""
 
-    __slots__ = ("call", "func", "spec", "leaves", "rng", "pending", "cache",
-                 "stats")
+    __slots__ = ("call", "func", "spec", "leaves", "kwargs", "parents",
+                 "versions", "rng", "users", "cache", "stats")
 
     def __init__(self, call: int, func: torch._ops.OpOverload, spec: Any,
-                 leaves: list, rng: Any, stats: ExecutorStats):
+                 leaves: list, kwargs: dict, rng: Any, stats: ExecutorStats):
         self.call = call
         self.func = func
         self.spec = spec
         self.leaves = leaves
+        self.kwargs = kwargs
+        found: dict[int, _Record] = {}
+        for leaf in leaves:
+            if type(leaf) is _Output:
+                found.setdefault(id(leaf.record), leaf.record)
+        self.parents = tuple(found.values())  # dropped calls it reads
+        # the kept arguments' versions when forward ran
+        self.versions = [leaf._version for leaf in leaves
+                         if isinstance(leaf, torch.Tensor)]
         self.rng = rng
-        self.pending = 0  # unserved handles whose chain holds this call
+        self.users: dict[int, _Record] = {}
         self.cache: list | None = None
         self.stats = stats
 
-    def parents(self) -> list["_Record"]:
-        """The dropped calls this one reads, each once."""
-        found: dict[int, _Record] = {}
-        for leaf in self.leaves:
-            if type(leaf) is _Output:
-                found.setdefault(id(leaf.record), leaf.record)
-        return list(found.values())
-
-    def run(self, values: dict[int, list]) -> list:
+    def run(self, values: dict["_Record", list]) -> list:
         """Runs the call again on its kept arguments and its parents'
-        outputs in `values` (by the parent's id); its outputs, flat."""
-        leaves = [values[id(leaf.record)][leaf.index]
+        outputs in `values`; its outputs, flat."""
+        if [leaf._version for leaf in self.leaves
+                if isinstance(leaf, torch.Tensor)] != self.versions:
+            raise PlanError(
+                f"op call {self.call} ({self.func}) cannot run again: a "
+                "tensor it read was written in place since; the plan must "
+                "keep its outputs")
+        leaves = [values[leaf.record][leaf.index]
                   if type(leaf) is _Output else leaf for leaf in self.leaves]
-        args, kwargs = tree_unflatten(leaves, self.spec)
         with _replayed(self.rng):
-            result = self.func(*args, **kwargs)
+            if self.spec is None:
+                result = self.func(*leaves, **self.kwargs)
+            else:
+                args, kwargs = tree_unflatten(leaves, self.spec)
+                result = self.func(*args, **kwargs)
         self.stats.recomputed[self.call] = \
             self.stats.recomputed.get(self.call, 0) + 1
-        return tree_flatten(result)[0]
+        return _flat(result)
 
 
-def chain_of(target: _Record, stop: Callable[[_Record], bool]
-             ) -> list[_Record]:
-    """`target` and the records it reads, transitively, parents first, not
+def _flat(result: Any) -> list:
+    """An op's outputs, flattened as tree_flatten does (quickly for a
+    tensor or a tuple of them)."""
+    if isinstance(result, torch.Tensor):
+        return [result]
+    if isinstance(result, tuple) and all(isinstance(r, torch.Tensor)
+                                         for r in result):
+        return list(result)
+    return tree_flatten(result)[0]
+
+
+def _holds_tensors(value: Any) -> bool:
+    """Whether an argument nests tensors (torch.cat's list does)."""
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, torch.Tensor) or _holds_tensors(v)
+                   for v in value)
+    return isinstance(value, dict)
+
+
+def _parents(record: _Record) -> tuple[_Record, ...]:
+    return record.parents
+
+
+def _users(record: _Record) -> Iterable[_Record]:
+    return record.users.values()
+
+
+Call = TypeVar("Call", bound=Hashable)
+
+
+def chain_of(target: Call, parents: Callable[[Call], Iterable[Call]],
+             stop: Callable[[Call], bool]) -> list[Call]:
+    """`target` and the calls it reads, transitively, parents first, not
     going past those `stop` holds for."""
-    order: list[_Record] = []
-    seen: set[int] = set()
-    stack: list[tuple[_Record, bool]] = [(target, False)]
+    order: list[Call] = []
+    seen: set[Call] = set()
+    stack: list[tuple[Call, bool]] = [(target, False)]
     while stack:
-        record, expanded = stack.pop()
+        call, expanded = stack.pop()
         if expanded:
-            order.append(record)
+            order.append(call)
             continue
-        if id(record) in seen:
+        if call in seen:
             continue
-        seen.add(id(record))
-        stack.append((record, True))
-        if not stop(record):
-            stack.extend((p, False) for p in reversed(record.parents())
-                         if id(p) not in seen)
+        seen.add(call)
+        stack.append((call, True))
+        if not stop(call):
+            stack.extend((p, False) for p in reversed(list(parents(call)))
+                         if p not in seen)
     return order
 
 
-def run_chain(chain: list[_Record]) -> dict[int, list]:
+def still_needed(at_hand: set[Call], users: Callable[[Call], Iterable[Call]],
+                 parents: Callable[[Call], Iterable[Call]]) -> set[Call]:
+    """Of the calls whose outputs are at hand, those an unserved reader
+    needs later (`users` of a call: the targets of the readers whose chain
+    holds it): its target, or, where the target is not at hand, the calls
+    at hand that the walk up its chain from the target meets first. The
+    rest can go: keeping them would only spare reruns that no reader will
+    ask for."""
+    needed: set[Call] = set()
+    walked: set[Call] = set()
+    for call in at_hand:
+        for wanted in users(call):
+            if wanted in at_hand:
+                needed.add(wanted)
+                continue
+            if wanted in walked:
+                continue
+            walked.add(wanted)
+            stack = [wanted]
+            while stack:
+                for parent in parents(stack.pop()):
+                    if parent in walked:
+                        continue
+                    walked.add(parent)
+                    if parent in at_hand:
+                        needed.add(parent)
+                    else:
+                        stack.append(parent)
+    return needed
+
+
+def run_chain(chain: list[_Record], keep: set[_Record]
+              ) -> dict[_Record, list]:
     """Runs `chain` (parents first; its last record the one wanted): a
-    record with a cache gives it, the others run again. A record's
-    outputs are let go once every record of the chain that reads them has
-    run; the last record's are returned (by its id)."""
-    readers: dict[int, int] = {}
+    record with a cache gives it, the others run again, and those in
+    `keep` cache their outputs. A record's outputs are let go once every
+    record of the chain that reads them has run; the last record's are
+    returned."""
+    readers: dict[_Record, int] = {}
     for record in chain:
         if record.cache is None:
-            for parent in record.parents():
-                readers[id(parent)] = readers.get(id(parent), 0) + 1
-    values: dict[int, list] = {}
+            for parent in record.parents:
+                readers[parent] = readers.get(parent, 0) + 1
+    values: dict[_Record, list] = {}
     for record in chain:
         if record.cache is not None:
-            values[id(record)] = record.cache
+            values[record] = record.cache
             continue
         outputs = record.run(values)
-        if record.pending > 1:
+        if record in keep:
             record.cache = outputs
-        values[id(record)] = outputs
+        values[record] = outputs
         del outputs
-        for parent in record.parents():
-            readers[id(parent)] -= 1
-            if readers[id(parent)] == 0:
-                del values[id(parent)]
+        for parent in record.parents:
+            readers[parent] -= 1
+            if readers[parent] == 0:
+                del values[parent]
     return values
 
 
@@ -181,41 +244,60 @@ class _Output:
         self.index = index
 
 
+class _Reruns:
+    """The records of one forward whose outputs a backward read left in
+    cache for later reads."""
+
+    def __init__(self):
+        self.cached: set[_Record] = set()
+
+
 class _Handle:
     """What autograd holds for a dropped tensor until backward reads it:
     the call that made it and every dropped call before it that a rerun
-    may need, each counting this handle as pending until it is served."""
+    may need (each lists this handle among its users until it is served
+    or let go)."""
 
-    __slots__ = ("output", "chain", "served")
+    __slots__ = ("output", "chain", "reruns")
 
-    def __init__(self, output: _Output):
+    def __init__(self, output: _Output, reruns: _Reruns):
         self.output = output
-        self.chain = chain_of(output.record, lambda record: False)
-        self.served = False
+        self.reruns = reruns
+        self.chain = chain_of(output.record, _parents, _never)
         for record in self.chain:
-            record.pending += 1
+            record.users[id(self)] = output.record
 
     def unpack(self) -> torch.Tensor:
-        target = self.output.record
-        with torch.no_grad():
-            values = run_chain(chain_of(
-                target, lambda record: record.cache is not None))
-        value = values[id(target)][self.output.index]
-        del values
+        """The tensor again: reruns what the cache does not hold, then
+        keeps in cache what unserved handles still need."""
         self._serve()
+        target = self.output.record
+        chain = chain_of(target, _parents, _cached)
+        cached = self.reruns.cached
+        keep = still_needed(cached.union(chain), _users, _parents)
+        with torch.no_grad():
+            values = run_chain(chain, keep)
+        value = values[target][self.output.index]
+        del values
+        for record in cached - keep:
+            record.cache = None
+        self.reruns.cached = {r for r in keep if r.cache is not None}
         return value
 
     def _serve(self) -> None:
-        if self.served:
-            return
-        self.served = True
         for record in self.chain:
-            record.pending -= 1
-            if record.pending == 0:
-                record.cache = None
+            record.users.pop(id(self), None)
 
     def __del__(self) -> None:
         self._serve()
+
+
+def _never(record: _Record) -> bool:
+    return False
+
+
+def _cached(record: _Record) -> bool:
+    return record.cache is not None
 
 
 def _rng_state(leaves: list) -> Any:
@@ -255,9 +337,10 @@ class _Forward(TorchDispatchMode):
     """One forward under a plan: numbers and checks the op calls, records
     the calls whose outputs the plan drops, and packs saved tensors."""
 
-    def __init__(self, ops: Sequence[str], dropped: Sequence[tuple[int, ...]],
-                 stats: ExecutorStats):
+    def __init__(self, ops: list, dropped: Sequence[tuple[int, ...]],
+                 stats: ExecutorStats, checking: bool = True):
         super().__init__()
+        self.checking = checking
         self.ops = ops
         self.dropped = dropped
         self.stats = stats
@@ -267,25 +350,27 @@ class _Forward(TorchDispatchMode):
         # its address) or a later output has its geometry
         self.made: dict[tuple, _Output] = {}
         self.forgetting: list[weakref.finalize] = []
-        self.names: dict[torch._ops.OpOverload, str] = {}
+        self.reruns = _Reruns()
 
     def check(self, func: torch._ops.OpOverload) -> int:
-        """The number of this op call, checked against the plan's."""
+        """The number of this op call, checked against the plan's. `ops`
+        holds names until a forward has met their op: then the op, which
+        later forwards compare by identity."""
         call = self.position
         self.position += 1
+        if call < len(self.ops) and func is self.ops[call]:
+            return call
         if call >= len(self.ops):
             raise PlanMismatch(
                 f"op call {call} is {func}, but the plan has "
                 f"{len(self.ops)} op calls; the model changed since the plan "
                 "was made: make the plan again")
-        name = self.names.get(func)
-        if name is None:
-            name = self.names[func] = str(func)
-        if name != self.ops[call]:
+        expected = str(self.ops[call])
+        if str(func) != expected:
             raise PlanMismatch(
-                f"op call {call} is {func}, the plan's is {self.ops[call]}; "
-                "the model changed since the plan was made: make the plan "
-                "again")
+                f"op call {call} is {func}, the plan's is {expected}; the "
+                "model changed since the plan was made: make the plan again")
+        self.ops[call] = func
         return call
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -299,18 +384,22 @@ class _Forward(TorchDispatchMode):
         dropped = self.dropped[call]
         if not dropped:
             result = func(*args, **kwargs)
-            for output in tree_flatten(result)[0]:
-                if isinstance(output, torch.Tensor):
-                    self.made.pop(geometry(output), None)
+            if self.checking:
+                self.check_kept(call, func, result)
             return result
-        given, spec = tree_flatten((args, kwargs))
+        nested = any(_holds_tensors(a) for a in args) or \
+            any(isinstance(v, torch.Tensor) or _holds_tensors(v)
+                for v in kwargs.values())
+        given, spec = tree_flatten((args, kwargs)) if nested \
+            else (list(args), None)
         rng = _rng_state(given) if is_random(func) else None
         leaves = [self.made.get(geometry(leaf), leaf)
                   if isinstance(leaf, torch.Tensor) else leaf
                   for leaf in given]
         result = func(*args, **kwargs)
-        record = _Record(call, func, spec, leaves, rng, self.stats)
-        for index, output in enumerate(tree_flatten(result)[0]):
+        record = _Record(call, func, spec, leaves, {} if nested else kwargs,
+                         rng, self.stats)
+        for index, output in enumerate(_flat(result)):
             if not isinstance(output, torch.Tensor):
                 continue
             if index in dropped:
@@ -323,9 +412,22 @@ class _Forward(TorchDispatchMode):
                 self.made.pop(geometry(output), None)
         return result
 
+    def check_kept(self, call: int, func: torch._ops.OpOverload,
+                   result: Any) -> None:
+        """A plan drops whole storages: no output of a call that drops
+        nothing may view, or write, a tensor the plan drops (the
+        executor would give back that tensor as it was before)."""
+        for output in tree_flatten(result)[0]:
+            if isinstance(output, torch.Tensor) and \
+                    geometry(output) in self.made:
+                raise PlanError(
+                    f"op call {call} ({func}) views or writes a tensor the "
+                    "plan drops, which it keeps: a plan drops whole "
+                    "storages; make the plan again")
+
     def pack(self, tensor: torch.Tensor) -> Any:
         output = self.made.get(geometry(tensor))
-        return tensor if output is None else _Handle(output)
+        return tensor if output is None else _Handle(output, self.reruns)
 
     def finish(self) -> None:
         if self.position != len(self.ops):
@@ -349,16 +451,44 @@ def _unpack(packed: Any) -> torch.Tensor:
     return packed.unpack() if type(packed) is _Handle else packed
 
 
-def run_forward(forward: Callable[..., Any], plan: OpPlan,
+def run_forward(forward: Callable[..., Any], ops: list,
                 dropped: Sequence[tuple[int, ...]], args: tuple,
-                kwargs: dict) -> tuple[Any, ExecutorStats]:
-    """Runs `forward(*args, **kwargs)` under `plan` (`dropped` its
-    per-call dropped outputs); returns its result and the statistics that
-    its backward fills in."""
+                kwargs: dict, checking: bool = True
+                ) -> tuple[Any, ExecutorStats]:
+    """Runs `forward(*args, **kwargs)` under a plan: `ops` its op calls (by
+    name, or the op once met: _Forward.check), `dropped` its per-call
+    dropped outputs; returns its result and the statistics that its
+    backward fills in. `checking` checks that the plan drops whole storages
+    (what views and writes what does not change from one forward to the
+    next: once is enough)."""
     stats = ExecutorStats({})
-    mode = _Forward(plan.ops, dropped, stats)
+    mode = _Forward(ops, dropped, stats, checking)
     with torch.autograd.graph.saved_tensors_hooks(mode.pack, _unpack):
         with mode:
             result = forward(*args, **kwargs)
     mode.finish()
     return result, stats
+
+
+class PlannedForward:
+    """A module's forward under an op-level plan: while autograd records,
+    the executor runs it; otherwise (no_grad, inference) it runs as it
+    was. `stats` is the last planned forward's (its backward fills in the
+    reruns)."""
+
+    def __init__(self, forward: Callable[..., Any], plan: OpPlan):
+        self.forward = forward
+        self.plan = plan
+        self.ops: list = list(plan.ops)
+        self.dropped = plan.dropped_outputs()
+        self.stats: ExecutorStats | None = None
+        self.checked = False
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not torch.is_grad_enabled():
+            return self.forward(*args, **kwargs)
+        result, self.stats = run_forward(self.forward, self.ops,
+                                         self.dropped, args, kwargs,
+                                         checking=not self.checked)
+        self.checked = True
+        return result

@@ -27,7 +27,8 @@ from torch.utils._pytree import tree_flatten
 
 from . import executor
 
-__all__ = ["StepTrace", "trace_step", "allocator_peak"]
+__all__ = ["Prediction", "StepTrace", "allocator_peak", "held_before",
+           "trace_step"]
 
 _CALL = "ckpt.call"
 _UNPACK = "ckpt.unpack#"
@@ -42,7 +43,6 @@ class _Call:
     """A forward op call as the traced run made it."""
 
     op: str
-    recomputable: bool
     random: bool
     # per flat argument: the (call, output) a tensor argument is, or None
     leaves: tuple[Output | None, ...] = ()
@@ -58,6 +58,7 @@ class _Call:
     superseded: list[int | None] = field(default_factory=list)
     start: int = 0  # ticks of the first run
     end: int = 0
+    duration_ns: int = 0  # in the first run, under the profiler
 
 
 @dataclass
@@ -90,19 +91,46 @@ class StepTrace:
     def ops(self) -> tuple[str, ...]:
         return tuple(call.op for call in self.calls)
 
-    def droppable(self) -> frozenset[Output]:
-        """Every output the executor could drop: those of calls that can
-        run again, made in the step."""
-        return frozenset(
-            (index, output) for index, call in enumerate(self.calls)
-            if call.recomputable
-            for output, storage in enumerate(call.outputs)
-            if storage is not None)
+    def replay(self, dropped: frozenset[Output], microbatches: int = 1
+               ) -> Prediction:
+        """The step under the plan that drops `dropped`, as the allocator
+        and the executor will see it; with `microbatches` in flight (a
+        pipeline stage), each of the others adds to the peak what one holds
+        from its forward to its backward."""
+        replay = _Replay(self, dropped)
+        top, held, tick = replay.peak()
+        reruns = replay.reran
+        return Prediction(
+            peak=self.before + top + (microbatches - 1) * held,
+            peak_tick=tick, held_at_backward=held, reruns=reruns,
+            rerun_ns=sum(self.calls[call].duration_ns * count
+                         for call, count in reruns.items()),
+            live_at_peak=[storage for storage, (alloc, free)
+                          in enumerate(replay.lifetimes)
+                          if alloc <= tick < free])
 
-    def peak(self, dropped: frozenset[Output]) -> int:
-        """The allocator's highest total in the step under the plan that
-        drops `dropped`, the bytes allocated before it included."""
-        return self.before + _Replay(self, dropped).peak()
+    def outputs_in(self, storage: int) -> list[Output]:
+        """The outputs of forward's calls that are (views of) `storage`."""
+        return [(call, output) for call, facts in enumerate(self.calls)
+                for output, made in enumerate(facts.outputs)
+                if made == storage]
+
+    def peak(self, dropped: frozenset[Output], microbatches: int = 1) -> int:
+        """The allocator's highest total in the step under the plan (the
+        bytes allocated before it included)."""
+        return self.replay(dropped, microbatches).peak
+
+
+@dataclass
+class Prediction:
+    """A plan's step in PyTorch, predicted."""
+
+    peak: int  # the allocator's highest total, with what it held before
+    peak_tick: int  # where in the traced step it is
+    held_at_backward: int  # the step's bytes when forward ends
+    reruns: dict[int, int]  # op call -> how many times backward reruns it
+    rerun_ns: int  # their time in the traced run
+    live_at_peak: list[int]  # forward's storages then, by number
 
 
 class _Replay:
@@ -113,6 +141,7 @@ class _Replay:
         self.dropped = dropped
         self.events: list[tuple[int, int, int]] = []  # (tick, order, bytes)
         self.order = 0
+        self.reran: dict[int, int] = {}  # call -> reruns
         calls = trace.calls
         # The executor's records: calls with a dropped output, and the
         # dropped calls each reads.
@@ -123,34 +152,18 @@ class _Replay:
             for call in self.records}
         self.handles = [i for i, pack in enumerate(trace.packs)
                         if pack.output in dropped]
-        self.chains = {i: self.chain(trace.packs[i].output[0])
+        self.chains = {i: executor.chain_of(trace.packs[i].output[0],
+                                            self.parents.__getitem__,
+                                            lambda call: False)
                        for i in self.handles}
 
     def add(self, tick: int, size: int) -> None:
         self.events.append((tick, self.order, size))
         self.order += 1
 
-    def chain(self, target: int, stop: Callable[[int], bool] = lambda c:
-              False) -> list[int]:
-        """executor.chain_of on call numbers."""
-        order: list[int] = []
-        seen: set[int] = set()
-        stack = [(target, False)]
-        while stack:
-            call, expanded = stack.pop()
-            if expanded:
-                order.append(call)
-                continue
-            if call in seen:
-                continue
-            seen.add(call)
-            stack.append((call, True))
-            if not stop(call):
-                stack.extend((p, False) for p in reversed(self.parents[call])
-                             if p not in seen)
-        return order
-
-    def peak(self) -> int:
+    def peak(self) -> tuple[int, int, int]:
+        """The highest total, the total when forward ends, and the tick of
+        the highest."""
         trace = self.trace
         never = trace.end + 1
         # Storages whose every saved tensor is a handle die where forward
@@ -178,17 +191,24 @@ class _Replay:
             if trace.calls[call].random:
                 self.add(trace.calls[call].start, trace.rng_bytes)
                 self.add(record_end[call], -trace.rng_bytes)
-        for storage, size in enumerate(trace.storage_bytes):
-            self.add(trace.storage_alloc[storage], size)
-            self.add(max(free[storage], held.get(storage, 0)), -size)
+        self.lifetimes = [(trace.storage_alloc[storage],
+                           max(free[storage], held.get(storage, 0)))
+                          for storage in range(len(trace.storage_bytes))]
+        for (alloc, end), size in zip(self.lifetimes, trace.storage_bytes):
+            self.add(alloc, size)
+            self.add(end, -size)
         for tick, size in trace.base:
             self.add(tick, size)
         self.reruns()
-        total = top = 0
-        for _, _, size in sorted(self.events):
+        total = top = top_tick = 0
+        held = None  # when backward starts
+        for tick, _, size in sorted(self.events):
+            if held is None and tick > trace.forward_end:
+                held = total
             total += size
-            top = max(top, total)
-        return top
+            if total > top:
+                top, top_tick = total, tick
+        return top, total if held is None else held, top_tick
 
     def record_ends(self, free: list[int]) -> dict[int, int]:
         """When each record dies: once the executor forgets each of its
@@ -218,12 +238,15 @@ class _Replay:
         return ends
 
     def reruns(self) -> None:
-        """Backward's reads of handles, as executor.run_chain runs them."""
+        """Backward's reads of handles, as executor._Handle.unpack serves
+        them."""
         trace = self.trace
-        pending = {call: 0 for call in self.records}
+        # call -> {unserved handle whose chain holds it: its target}
+        users: dict[int, dict[int, int]] = {call: {}
+                                            for call in self.records}
         for handle in self.handles:
             for call in self.chains[handle]:
-                pending[call] += 1
+                users[call][handle] = trace.packs[handle].output[0]
         holds: dict[int, int] = {}  # storage instance -> holders
         sizes: dict[int, int] = {}
         cache: dict[int, list[int]] = {}  # call -> the instances it holds
@@ -249,8 +272,14 @@ class _Replay:
             while held_by_nodes and held_by_nodes[0][0] <= tick:
                 end, instance = heapq.heappop(held_by_nodes)
                 release(end, [instance])
-            target, index = trace.packs[handle].output
-            chain = self.chain(target, lambda call: call in cache)
+            for call in self.chains[handle]:
+                users[call].pop(handle, None)
+            wanted, index = trace.packs[handle].output
+            chain = executor.chain_of(wanted, self.parents.__getitem__,
+                                      cache.__contains__)
+            keep = executor.still_needed(
+                set(cache).union(chain), lambda call: users[call].values(),
+                self.parents.__getitem__)
             readers: dict[int, int] = {}
             for call in chain:
                 if call not in cache:
@@ -263,6 +292,7 @@ class _Replay:
                     values[call] = cache[call]
                     continue
                 facts = trace.calls[call]
+                self.reran[call] = self.reran.get(call, 0) + 1
                 if facts.random:
                     self.add(tick, trace.rng_bytes)
                 for size in facts.deltas:
@@ -280,24 +310,22 @@ class _Replay:
                 held = sorted({i for i in outputs[call] if i is not None})
                 hold(held)
                 values[call] = held
-                if pending[call] > 1:
+                if call in keep:
                     hold(held)
                     cache[call] = held
                 for parent in self.parents[call]:
                     readers[parent] -= 1
                     if readers[parent] == 0:
                         release(tick, values.pop(parent))
-            value = outputs[target][index]
+            value = outputs[wanted][index]
             released = trace.packs[handle].released
             if value is not None and released is not None:
                 hold([value])
                 heapq.heappush(held_by_nodes, (released, value))
             for held in values.values():
                 release(tick, held)
-            for call in self.chains[handle]:
-                pending[call] -= 1
-                if pending[call] == 0 and call in cache:
-                    release(tick, cache.pop(call))
+            for call in [c for c in cache if c not in keep]:
+                release(tick, cache.pop(call))
         for end, instance in sorted(held_by_nodes):
             release(end, [instance])
 
@@ -342,7 +370,8 @@ class _TracedForward(executor._Forward):
                  dropped: Sequence[tuple[int, ...]] = ()):
         # Without ops, it learns them and drops nothing.
         self.learning = ops is None
-        super().__init__(ops or (), dropped, executor.ExecutorStats({}))
+        super().__init__(list(ops or ()), dropped,
+                         executor.ExecutorStats({}))
         self.record = run
         self.producers: dict[tuple, Output] = {}
 
@@ -377,8 +406,7 @@ class _TracedForward(executor._Forward):
             else:
                 addresses.append(0)
         self.record.calls.append(_Call(
-            str(func), executor.is_recomputable(func, outputs),
-            executor.is_random(func), leaves,
+            str(func), executor.is_random(func), leaves,
             superseded=[None] * len(outputs)))
         self.record.addresses.append(tuple(addresses))
         return result
@@ -462,7 +490,7 @@ def _activities(module: torch.nn.Module) -> list:
     return [ProfilerActivity.CUDA] if cuda else [ProfilerActivity.CPU]
 
 
-def _held_before(module: torch.nn.Module, inputs: Sequence[Any]) -> int:
+def held_before(module: torch.nn.Module, inputs: Sequence[Any]) -> int:
     """What the allocator holds for the module and its inputs: each storage
     of its parameters, buffers and tensor inputs once."""
     storages = {}
@@ -503,12 +531,11 @@ def _trace_kept(module, forward, inputs, run):
 
 
 def _trace_dropping(module, forward, inputs, kept, run):
-    """The forward alone, dropping every output the executor could: when
-    forward lets go of each saved tensor. Returns the events."""
+    """The forward alone, dropping every tensor it makes: when forward lets
+    go of each saved tensor. Returns the events."""
     ops = tuple(c.op for c in kept.calls)
     dropped = [tuple(o for o, a in enumerate(addresses) if a)
-               if call.recomputable else ()
-               for call, addresses in zip(kept.calls, kept.addresses)]
+               for addresses in kept.addresses]
     mode = _TracedForward(run, ops, dropped)
     with profile(activities=_activities(module), profile_memory=True) as p:
         with record_function(_FORWARD):
@@ -535,7 +562,8 @@ def _assemble(module, inputs, kept: _Run, dropping: _Run, events, run,
     call_ticks: list[list[int]] = []
     packs = [_Pack(output) for output in kept.packs]
     forward_end = None
-    for tick, (_, _, kind, payload) in enumerate(events):
+    started = 0
+    for tick, (time_ns, _, kind, payload) in enumerate(events):
         if kind == "alloc":
             size, address = payload
             if size > 0:
@@ -548,9 +576,11 @@ def _assemble(module, inputs, kept: _Run, dropping: _Run, events, run,
             call += 1
             inside = True
             call_ticks.append([tick, tick])
+            started = time_ns
         elif kind == "call":
             inside = False
             call_ticks[call][1] = tick
+            calls[call].duration_ns = time_ns - started
             outputs = []
             for address in kept.addresses[call]:
                 number = live.get(address) if address else None
@@ -612,7 +642,7 @@ def _assemble(module, inputs, kept: _Run, dropping: _Run, events, run,
         forward_end=forward_end, end=len(events),
         rng_bytes=torch.get_rng_state().untyped_storage().nbytes()
         if _activities(module) == [ProfilerActivity.CPU] else 0,
-        before=_held_before(module, inputs))
+        before=held_before(module, inputs))
 
 
 def _deaths(dropping: _Run, events, call_ticks, kept: _Run,

@@ -1,11 +1,12 @@
-// ckpt-export-torch-plan writes a planned step as PyTorch's selective
-// checkpointing: one region per block (the model's two submodule calls,
-// chosen automatically), each op call saved when it makes a kept value,
-// and the bytes PyTorch holds after forward without and with the plan.
-// RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan=output=%t.sqrt.json -o /dev/null
+// ckpt-export-torch-plan=executor=regions writes a planned step as
+// PyTorch's selective checkpointing: one region per block (the model's two
+// submodule calls, chosen automatically), each op call saved when it makes
+// a kept value, and the bytes PyTorch holds after forward without and with
+// the plan.
+// RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan="output=%t.sqrt.json executor=regions" -o /dev/null
 // RUN: FileCheck %s --check-prefix=SQRT --input-file %t.sqrt.json
-// RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=none --ckpt-export-torch-plan -o /dev/null | FileCheck %s --check-prefix=NONE
-// RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan="modules=blocks.1" -o /dev/null | FileCheck %s --check-prefix=ONE
+// RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=none --ckpt-export-torch-plan=executor=regions -o /dev/null | FileCheck %s --check-prefix=NONE
+// RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan="executor=regions modules=blocks.1" -o /dev/null | FileCheck %s --check-prefix=ONE
 // The IR is unchanged.
 // RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=sqrt > %t.before.mlir
 // RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan=output=%t.json > %t.after.mlir
@@ -15,7 +16,8 @@
 // first block saves its tanh call, the second saves nothing, and PyTorch
 // holds tanh0 alone (128 B) where autograd alone holds both.
 // SQRT:      "ckpt_saved_bytes": 256,
-// SQRT:      "format": "ckpt-torch-plan",
+// SQRT-NEXT: "executor": "regions",
+// SQRT-NEXT: "format": "ckpt-torch-plan",
 // SQRT-NEXT: "function": "two_blocks",
 // SQRT-NEXT: "held_bytes": {
 // SQRT-NEXT:   "outside_regions": 0,
@@ -55,7 +57,7 @@
 // SQRT:            "policy": "MUST_RECOMPUTE"
 // SQRT:            "policy": "MUST_RECOMPUTE"
 // SQRT:        "step": "two_blocks_train",
-// SQRT-NEXT:   "version": 1
+// SQRT-NEXT:   "version": 2
 
 // Without a plan every kept value is saved: PyTorch holds what autograd
 // holds.

@@ -295,13 +295,15 @@ class PyTorchCalls:
     """The op calls PyTorch's dispatcher makes below autograd while the
     module runs forward in training mode: what selective activation
     checkpointing sees and caches. For each call: the op (as
-    `aten.addmm.default`), its outputs' storages and their fingerprints;
+    `aten.addmm.default`), the storages of its tensor arguments, its
+    outputs' storages and their fingerprints;
     for each module call: its path, the enclosing call, its op calls
     [first, end) and its tensor inputs' storages; the storages autograd
     saves and the module call saving each; the storages each op call
     writes in place (checkpointing cannot cache an output whose storage
-    its call or a later one writes). Under CPU autocast to `autocast` when
-    given, whose casts are calls too."""
+    its call or a later one writes); the calls whose rerun may not repeat
+    their bits. Under CPU autocast to `autocast` when given, whose casts
+    are calls too."""
 
     def __init__(self, module, example_inputs, autocast=None):
         from torch.utils._python_dispatch import TorchDispatchMode
@@ -316,6 +318,9 @@ class PyTorchCalls:
         self.modules = modules = []  # [path, parent, first, end, inputs]
         self.packs = packs = []  # (module call, storage)
         writes = []  # (call, storage) for each argument an op writes
+        self.reads = reads = []  # per call: its tensor arguments' storages
+        # calls whose rerun may not repeat their bits (atomic accumulation)
+        self.nondeterministic = nondeterministic = []
         stack = []
         paths = {}
         for path, child in module.named_modules(remove_duplicate=False):
@@ -349,6 +354,11 @@ class PyTorchCalls:
                             argument.alias_info.is_write and \
                             isinstance(value, torch.Tensor):
                         writes.append((len(calls), storages.number(value)))
+                if torch.Tag.nondeterministic_bitwise in func.tags:
+                    nondeterministic.append(len(calls))
+                reads.append([storages.number(value) for value in
+                              tree_leaves((args, kwargs))
+                              if isinstance(value, torch.Tensor)])
                 numbers, prints = [], []
                 for value in tree_leaves(result):
                     if isinstance(value, torch.Tensor):
@@ -425,11 +435,13 @@ class PyTorchCalls:
             f"  function = {_mlir_string(function_name)},\n"
             f"  ops = [{', '.join(_mlir_string(op) for op, _, _ in self.calls)}],\n"
             f"  outputs = [{', '.join(ints(n) for _, n, _ in self.calls)}],\n"
+            f"  reads = [{', '.join(ints(r) for r in self.reads)}],\n"
             f"  storage_bytes = {ints(self.storages.bytes)},\n"
             f"  found_storages = {ints(self.storages.found)},\n"
             f"  modules = [\n    {modules}],\n"
             f"  packs = {ints([i for pack in self.packs for i in pack])},\n"
             f"  writes = {ints([i for w in self.writes for i in w])},\n"
+            f"  nondeterministic = {ints(self.nondeterministic)},\n"
             f"  values = {{\n    {named}}}}}")
 
 

@@ -1,5 +1,6 @@
-"""ckpt-opt's plans trained by PyTorch itself (ckpt_torch, selective
-activation checkpointing), checked against PyTorch without them.
+"""ckpt-opt's plans trained by PyTorch itself as selective activation
+checkpointing (ckpt_torch's regions executor), checked against PyTorch
+without them.
 
   sac_checks.py MODEL [--strategy S] [--budget B] [--dropout P]
                [--autocast bf16|f16]
@@ -109,7 +110,8 @@ def measure(name, dropout=0.0, strategy="dp", budget=None, autocast=None):
     model, inputs = build(name, dropout, 2)
     reference = copy.deepcopy(model)
     planned = ckpt_torch.plan(copy.deepcopy(model), inputs, budget=budget,
-                              strategy=strategy, autocast=autocast)
+                              strategy=strategy, executor="regions",
+                              autocast=autocast)
     plan = ckpt_torch.plan_of(planned)
     loss, held, gradients = train_step(reference, inputs, autocast)
     planned_loss, planned_held, planned_gradients = train_step(
@@ -165,7 +167,7 @@ def changed(options):
     model, inputs = build(options.model, options.dropout, 2)
     with tempfile.TemporaryDirectory() as directory:
         ckpt_torch.plan(copy.deepcopy(model), inputs, strategy="dp",
-                        keep=directory)
+                        executor="regions", keep=directory)
         first = next(m for m in model.modules()
                      if isinstance(m, (torch.nn.GELU, torch.nn.Linear)))
         first.forward = lambda x: F.relu(x)
@@ -209,7 +211,7 @@ def ddp(options):
     half = tuple(t[:2] for t in inputs)
     with tempfile.TemporaryDirectory() as directory:
         ckpt_torch.plan(copy.deepcopy(model), half, strategy="dp",
-                        keep=directory)
+                        executor="regions", keep=directory)
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             address = s.getsockname()[1]

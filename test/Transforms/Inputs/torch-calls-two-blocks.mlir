@@ -1,12 +1,14 @@
 // Two blocks, tanh(x @ w), as ckpt-import-torch --record-calls writes them:
 // PyTorch's op calls (mm and tanh per block, then sum), the storages they
-// make (x, w0 and w1 are found: 0, 1, 2), the module calls (the model and
+// read and make (x, w0 and w1 are found: 0, 1, 2), the module calls (the model and
 // blocks.0 and blocks.1), what autograd saves in each (x and w0, tanh0;
 // tanh0 and w1, tanh1) and which call makes each op's value.
 module attributes {ckpt.torch_calls = {
   function = "two_blocks",
   ops = ["aten.mm.default", "aten.tanh.default", "aten.mm.default",
          "aten.tanh.default", "aten.sum.default"],
+  reads = [array<i64: 0, 1>, array<i64: 3>, array<i64: 4, 2>, array<i64: 5>,
+           array<i64: 6>],
   outputs = [array<i64: 3>, array<i64: 4>, array<i64: 5>, array<i64: 6>,
              array<i64: 7>],
   storage_bytes = array<i64: 128, 256, 256, 128, 128, 128, 128, 4>,

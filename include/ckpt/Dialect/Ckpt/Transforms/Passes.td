@@ -469,47 +469,65 @@ def CkptReportPass : Pass<"ckpt-report", "::mlir::ModuleOp"> {
 
 def CkptExportTorchPlanPass : Pass<"ckpt-export-torch-plan",
                                     "::mlir::ModuleOp"> {
-  let summary = "Writes a planned step imported from PyTorch as selective "
-                "checkpointing policies for PyTorch, as JSON";
+  let summary = "Writes a planned step imported from PyTorch as a plan that "
+                "PyTorch runs, as JSON";
   let description = [{
     For a training step whose forward was imported with
     `ckpt-import-torch --record-calls` (the module attribute
     `ckpt.torch_calls`: PyTorch's op calls below autograd while the module
-    runs forward, and which call makes each op's value) and whose plan is
-    materialised (`ckpt-insert-recompute`), writes the plan as the regions
-    and per-call policies of `torch.utils.checkpoint` with
-    `create_selective_checkpoint_contexts`, which `ckpt_torch.apply_plan`
-    applies to the module in PyTorch.
+    runs forward, the storages their outputs use, and which call makes each
+    op's value) and whose plan is materialised (`ckpt-insert-recompute`),
+    writes the plan for `ckpt_torch.apply_plan`, which trains the module in
+    PyTorch with it.
 
-    Each region is one call of a submodule, checkpointed as a whole: by
-    default the module calls where the forward splits, found by going down
-    from the model into every module call that holds more than half of the
-    forward's op calls; `modules` names them instead (glob patterns over
-    module paths, the outermost matching calls taken). Each op call in a
-    region is `MUST_SAVE` when it makes a value the plan keeps (the value
-    a saved tensor of the step is, by the name its op's location carries),
-    else `MUST_RECOMPUTE`. For each region the file lists the module path
-    and which call of it, every op call in forward order (op, occurrence
-    among the region's calls of that op, policy, and for saved calls the
-    outputs the plan keeps) and a SHA-256 of the op sequence;
-    `ckpt_torch.apply_plan` refuses a module whose calls differ, naming
-    the first difference.
+    `executor=ops` (the default) writes PyTorch's op calls in forward order
+    and the outputs the plan drops; `ckpt_torch`'s executor keeps every
+    other tensor autograd saves and, in backward, reruns only the dropped
+    calls a read needs. Each storage of the run is kept or dropped as a
+    whole: kept when the plan keeps a value in it (the value a saved tensor
+    of the step is, by the name its op's location carries), when the run
+    found it (parameters, buffers, inputs), when a call writes it in place,
+    or when its maker's rerun would not repeat its bits; dropped when it
+    holds a value of the step and is not kept. A storage that holds no
+    value of the step (a dropout mask, attention's log-sum-exp) goes with
+    its maker: dropped when the plan reruns that call anyway, else kept.
 
-    It also predicts the activation bytes PyTorch holds after forward,
-    storage by storage as the recorded run allocated them: without a plan
-    (what autograd saves) and with this one (what autograd saves outside
-    the regions, each region's inputs, and every output of each saved
-    call), and lists the kept values that PyTorch cannot keep as planned
-    and why (made outside every region, where autograd decides; made by
-    no single op call; written in place afterwards). The IR is unchanged;
+    `executor=regions` writes the plan as the regions and per-call
+    policies of `torch.utils.checkpoint` with
+    `create_selective_checkpoint_contexts`. Each region is one call of a
+    submodule, checkpointed as a whole: by default the module calls where
+    the forward splits, found by going down from the model into every
+    module call that holds more than half of the forward's op calls;
+    `modules` names them instead (glob patterns over module paths, the
+    outermost matching calls taken). Each op call in a region is
+    `MUST_SAVE` when it makes a value the plan keeps, else
+    `MUST_RECOMPUTE`. For each region the file lists the module path and
+    which call of it, every op call in forward order (op, occurrence among
+    the region's calls of that op, policy, and for saved calls the outputs
+    the plan keeps) and a SHA-256 of the op sequence. It also predicts the
+    activation bytes PyTorch holds after forward, storage by storage as the
+    recorded run allocated them: without a plan (what autograd saves) and
+    with this one (what autograd saves outside the regions, each region's
+    inputs, and every output of each saved call).
+
+    Both list the kept values that PyTorch cannot keep as planned and why
+    (made by no single op call; for regions also made outside every region,
+    where autograd decides, or written in place afterwards), and
+    `ckpt_torch.apply_plan` refuses a module whose op calls differ from the
+    plan's, naming the first difference. The IR is unchanged;
     docs/ReportFormat.md describes the file.
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the plan to ('-' for standard output)">,
+    Option<"executor", "executor", "std::string", /*default=*/"\"ops\"",
+           "How PyTorch runs the plan: 'ops' (ckpt_torch reruns exactly the "
+           "op calls the plan recomputes) or 'regions' (selective "
+           "checkpointing of submodule calls)">,
     ListOption<"modules", "modules", "std::string",
-               "Module paths (glob patterns) whose calls become checkpoint "
-               "regions (default: chosen where the forward splits)">
+               "With executor=regions: module paths (glob patterns) whose "
+               "calls become checkpoint regions (default: chosen where the "
+               "forward splits)">
   ];
 }
 

@@ -1,0 +1,70 @@
+// ckpt-export-torch-plan (executor=ops, the default) writes a planned step
+// as PyTorch's op calls and the outputs the plan drops, decided per storage:
+// sqrt keeps tanh0, the second block's input, and recomputes the second
+// block. Autograd saves tanh1 (storage 6), which the plan drops; its rerun
+// reads mm1 (storage 5), dropped too; mm1's rerun reads tanh0 and w1, both
+// kept. So calls 2 and 3 drop their outputs.
+// RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan=output=%t.json -o /dev/null
+// RUN: FileCheck %s --check-prefix=SQRT --input-file %t.json
+// Without a plan nothing is dropped.
+// RUN: ckpt-opt %S/Inputs/torch-calls-two-blocks.mlir --ckpt-pipeline=strategy=none --ckpt-export-torch-plan -o /dev/null | FileCheck %s --check-prefix=NONE
+// A rerun of tanh1 would read mm1 after the sum wrote it in place: tanh1
+// stays.
+// The sum and the tanh (its rerun would read mm1 after it was written)
+// cannot rerun, and mm1 is written: their outputs are fixed.
+// RUN: sed 's/writes = array<i64>/writes = array<i64: 4, 5>/' %S/Inputs/torch-calls-two-blocks.mlir > %t.written.mlir
+// RUN: ckpt-opt %t.written.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan -o /dev/null | FileCheck %s --check-prefixes=NONE,WRITTEN
+// A call whose rerun may not repeat its bits keeps its outputs.
+// RUN: sed 's/writes = array<i64>/writes = array<i64>, nondeterministic = array<i64: 3>/' %S/Inputs/torch-calls-two-blocks.mlir > %t.nondeterministic.mlir
+// RUN: ckpt-opt %t.nondeterministic.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan -o /dev/null | FileCheck %s --check-prefixes=NONE,NONDETERMINISTIC
+
+// SQRT:      "ckpt_saved_bytes": 256,
+// SQRT-NEXT: "dropped": [
+// SQRT-NEXT:   [
+// SQRT-NEXT:     2,
+// SQRT-NEXT:     0
+// SQRT-NEXT:   ],
+// SQRT-NEXT:   [
+// SQRT-NEXT:     3,
+// SQRT-NEXT:     0
+// SQRT-NEXT:   ]
+// SQRT-NEXT: ],
+// SQRT-NEXT: "executor": "ops",
+// SQRT-NEXT: "fixed": [],
+// SQRT-NEXT: "format": "ckpt-torch-plan",
+// SQRT-NEXT: "function": "two_blocks",
+// SQRT-NEXT: "not_saved_as_planned": [],
+// SQRT-NEXT: "ops": [
+// SQRT-NEXT:   "aten.mm.default",
+// SQRT-NEXT:   "aten.tanh.default",
+// SQRT-NEXT:   "aten.mm.default",
+// SQRT-NEXT:   "aten.tanh.default",
+// SQRT-NEXT:   "aten.sum.default"
+// SQRT-NEXT: ],
+// The SHA-256 of the op names joined with newlines.
+// SQRT-NEXT: "ops_sha256": "be4bf262d970a6ae1bdc45330a7a232da1d5ebd305641e69a403f97bd6b93434",
+// SQRT-NEXT: "plan": "sqrt",
+// SQRT-NEXT: "step": "two_blocks_train",
+// SQRT-NEXT: "version": 2
+
+// NONE: "dropped": [],
+// WRITTEN:      "fixed": [
+// WRITTEN-NEXT:   [
+// WRITTEN-NEXT:     2,
+// WRITTEN-NEXT:     0
+// WRITTEN-NEXT:   ],
+// WRITTEN-NEXT:   [
+// WRITTEN-NEXT:     3,
+// WRITTEN-NEXT:     0
+// WRITTEN-NEXT:   ],
+// WRITTEN-NEXT:   [
+// WRITTEN-NEXT:     4,
+// WRITTEN-NEXT:     0
+// WRITTEN-NEXT:   ]
+// WRITTEN-NEXT: ],
+// NONDETERMINISTIC:      "fixed": [
+// NONDETERMINISTIC-NEXT:   [
+// NONDETERMINISTIC-NEXT:     3,
+// NONDETERMINISTIC-NEXT:     0
+// NONDETERMINISTIC-NEXT:   ]
+// NONDETERMINISTIC-NEXT: ],
