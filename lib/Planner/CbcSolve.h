@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ckpt {
@@ -92,7 +93,10 @@ private:
 };
 
 /// Solves `model` quietly within `seconds` and (when positive) `nodes`
-/// branch-and-bound nodes, to a gap below one: objectives of whole FLOPs.
+/// branch-and-bound nodes, to a gap below one (objectives of whole FLOPs) or
+/// `gap` where larger, looking only for solutions below `cutoff` when given.
+/// Seconds are wall-clock seconds: CBC counts processor time by default,
+/// which on a busy machine runs slower than the clock.
 /// Without the diving heuristics, and without the feasibility pump unless
 /// `feasibilityPump`: on an op-level program of a MobileNet V2 step a dive's
 /// simplex, and on small ones with microbatches in flight the pump's,
@@ -100,8 +104,12 @@ private:
 /// aborted the whole tool. Branching and the MIP start find the plans
 /// instead.
 inline void solveWithin(Cbc_Model *model, double seconds, int64_t nodes,
-                        bool feasibilityPump = true) {
+                        bool feasibilityPump = true, double gap = 0.5,
+                        std::optional<double> cutoff = std::nullopt) {
+  Cbc_setParameter(model, "timeMode", "elapsed");
   Cbc_setMaximumSeconds(model, std::max(seconds, 0.01));
+  if (cutoff)
+    Cbc_setCutoff(model, *cutoff);
   if (nodes > 0) {
     Cbc_setMaximumNodes(model,
                         static_cast<int>(std::min<int64_t>(nodes, INT32_MAX)));
@@ -110,7 +118,7 @@ inline void solveWithin(Cbc_Model *model, double seconds, int64_t nodes,
     // (ilp-presolve=0 ilp-nodes=1, under AddressSanitizer).
     Cbc_setParameter(model, "preprocess", "off");
   }
-  Cbc_setAllowableGap(model, 0.5);
+  Cbc_setAllowableGap(model, std::max(gap, 0.5));
   Cbc_setAllowableFractionGap(model, 0);
   for (const char *dive :
        {"DivingSome", "DivingCoefficient", "DivingFractional", "DivingGuided",
@@ -119,6 +127,18 @@ inline void solveWithin(Cbc_Model *model, double seconds, int64_t nodes,
   if (!feasibilityPump)
     Cbc_setParameter(model, "feasibilityPump", "off");
   Cbc_solve(model);
+}
+
+/// Solves `model`'s linear relaxation alone (the root node, without cuts or
+/// heuristics): a quick lower bound on its objective.
+inline double solveRelaxation(Cbc_Model *model) {
+  Cbc_setParameter(model, "timeMode", "elapsed");
+  Cbc_setMaximumNodes(model, 1);
+  Cbc_setParameter(model, "preprocess", "off");
+  Cbc_setParameter(model, "cuts", "off");
+  Cbc_setParameter(model, "heuristicsOnOff", "off");
+  Cbc_solve(model);
+  return Cbc_getBestPossibleObjValue(model);
 }
 
 inline double secondsSince(std::chrono::steady_clock::time_point begin) {

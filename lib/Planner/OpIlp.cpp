@@ -103,8 +103,7 @@ static void forEachInput(Operation *op, function_ref<void(Value)> each) {
   });
 }
 
-FailureOr<std::unique_ptr<OpPlanSpace>>
-OpPlanSpace::build(func::FuncOp step) {
+FailureOr<std::unique_ptr<OpPlanSpace>> OpPlanSpace::build(func::FuncOp step) {
   if (failed(verifyNotMaterialized(step)))
     return failure();
   FailureOr<MemoryPeak> none = simulateMemory(step, /*liveAtPeak=*/false);
@@ -325,9 +324,14 @@ public:
     double bound = 0;
   };
   Outcome solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
+                std::optional<OpIlpWorth> worth,
                 const std::optional<OpPlanSpace::Choice> &start) const;
 
   void cut(const OpPlanSpace::Choice &choice) { cuts.push_back(choice); }
+
+  /// The bound the program's linear relaxation puts on the FLOPs of any
+  /// plan within `budget`.
+  double relaxationBound(int64_t budget) const;
 
 private:
   using Term = std::pair<int, double>;
@@ -451,8 +455,8 @@ OpProgram::OpProgram(const OpPlanSpace &space, unsigned microbatches) {
     std::optional<size_t> previous, next;
   };
   std::vector<Extension> extensions;
-  auto readsBuffer = [&](Value buffer, int site, int op,
-                         SmallVector<Term> rest, double rhs) {
+  auto readsBuffer = [&](Value buffer, int site, int op, SmallVector<Term> rest,
+                         double rhs) {
     auto [it, inserted] = extColumn.try_emplace({buffer, site}, 0);
     if (inserted) {
       it->second = static_cast<int>(extensions.size());
@@ -576,9 +580,8 @@ OpProgram::OpProgram(const OpPlanSpace &space, unsigned microbatches) {
       during(earlier.at, m.firstReader[c], {earlier.column, bytes});
   }
   for (const Extension &extension : extensions)
-    during(extension.previous
-               ? regions[extensions[*extension.previous].site].at
-               : m.lastUse.lookup(extension.buffer) + 1,
+    during(extension.previous ? regions[extensions[*extension.previous].site].at
+                              : m.lastUse.lookup(extension.buffer) + 1,
            regions[extension.site].at,
            {extension.column, inUnits(m.bufferBytes.lookup(extension.buffer))});
   const double infinity = std::numeric_limits<double>::max();
@@ -649,8 +652,8 @@ OpProgram::OpProgram(const OpPlanSpace &space, unsigned microbatches) {
   };
   for (int site = 0, end = regions.size(); site < end; ++site) {
     const Region &region = regions[site];
-    double before = inUnits(m.timeline[region.at + 1] -
-                           m.allocated[region.at] - m.scratch[region.at]);
+    double before = inUnits(m.timeline[region.at + 1] - m.allocated[region.at] -
+                            m.scratch[region.at]);
     // Each value a cloned op makes, with the cloned ops reading it (or a
     // view of it), and whether it comes back here (then live to the end):
     // live at least `listedBy`.
@@ -704,13 +707,12 @@ OpProgram::OpProgram(const OpPlanSpace &space, unsigned microbatches) {
       MemoryRow &row = memory.emplace_back();
       row.constant = before;
       planTerms(row, site, op);
-      row.terms.push_back(
-          {column, inUnits(m.allocated[op] + m.scratch[op])});
+      row.terms.push_back({column, inUnits(m.allocated[op] + m.scratch[op])});
       for (const Made &value : made) {
         if (value.op >= op || value.bytes == 0)
           continue;
-        bool readLater = llvm::any_of(
-            value.readers, [&](int reader) { return reader >= op; });
+        bool readLater = llvm::any_of(value.readers,
+                                      [&](int reader) { return reader >= op; });
         if (!readLater) {
           // Brought back here: live to the region's end exactly when it
           // comes back here.
@@ -723,10 +725,9 @@ OpProgram::OpProgram(const OpPlanSpace &space, unsigned microbatches) {
         int producerColumn = region.rc.at(value.op);
         for (int reader : value.readers)
           if (reader >= op)
-            atLeast({{live, 1},
-                     {region.rc.at(reader), -1},
-                     {producerColumn, -1}},
-                    -1);
+            atLeast(
+                {{live, 1}, {region.rc.at(reader), -1}, {producerColumn, -1}},
+                -1);
         if (!value.listedBy.empty()) {
           SmallVector<Term> terms = {{live, 1}};
           for (auto [listedColumn, sign] : value.listedBy)
@@ -749,13 +750,27 @@ OpProgram::getBinaries(const OpPlanSpace::Choice &choice) const {
   return values;
 }
 
+double OpProgram::relaxationBound(int64_t budget) const {
+  CbcProgram program;
+  for (const Column &column : columns)
+    program.addColumn(column.lower, column.upper, column.objective,
+                      column.integer);
+  for (const Row &row : rows)
+    program.addRow(row.terms, row.sense, row.rhs);
+  for (const MemoryRow &row : memory)
+    program.addRow(row.terms, 'L', inUnits(budget) - row.constant);
+  CbcModel cbc = program.load();
+  return solveRelaxation(cbc.get());
+}
+
 OpProgram::Outcome
 OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
+                 std::optional<OpIlpWorth> worth,
                  const std::optional<OpPlanSpace::Choice> &start) const {
   CbcProgram program;
   for (const Column &column : columns)
-    program.addColumn(column.lower, column.upper,
-                      budget ? column.objective : 0, column.integer);
+    program.addColumn(column.lower, column.upper, budget ? column.objective : 0,
+                      column.integer);
   // Without a budget, the peak is a column to minimise, in bytes in the
   // objective: in MiB, peaks a few bytes apart would differ by less than
   // the solver's least improvement. With microbatches in flight, the
@@ -812,7 +827,14 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
     Cbc_setMIPStartI(cbc.get(), static_cast<int>(startColumns.size()),
                      startColumns.data(), startValues.data());
   }
-  solveWithin(cbc.get(), seconds, nodes, /*feasibilityPump=*/!inFlight);
+  std::optional<double> cutoff;
+  double gap = 0.5;
+  if (worth && budget) {
+    cutoff = double(worth->known - worth->gain) + 0.5;
+    gap = double(worth->gain);
+  }
+  solveWithin(cbc.get(), seconds, nodes, /*feasibilityPump=*/!inFlight, gap,
+              cutoff);
 
   Outcome outcome;
   outcome.proven = Cbc_status(cbc.get()) == 0;
@@ -837,7 +859,8 @@ OpProgram::solve(std::optional<int64_t> budget, double seconds, int64_t nodes,
 OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
                                 std::optional<int64_t> budget,
                                 const IlpLimits &limits, unsigned microbatches,
-                                const std::optional<OpPlanSpace::Choice> &start) {
+                                const std::optional<OpPlanSpace::Choice> &start,
+                                std::optional<OpIlpWorth> worth) {
   auto begin = std::chrono::steady_clock::now();
   OpIlpResult result;
   OpProgram program(space, microbatches);
@@ -856,9 +879,9 @@ OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
   std::optional<int64_t> limit = budget;
   // Keeping everything fits: nothing to recompute.
   const OpPlanSpace::Model &model = space.getModel();
-  int64_t unplanned = *llvm::max_element(model.timeline) +
-                      int64_t(microbatches - 1) *
-                          model.activationBytesAtBackward;
+  int64_t unplanned =
+      *llvm::max_element(model.timeline) +
+      int64_t(microbatches - 1) * model.activationBytesAtBackward;
   if (budget && unplanned <= *budget) {
     result.choice = OpPlanSpace::Choice(space.getCandidates().size(), -1);
     result.peak = unplanned;
@@ -870,8 +893,8 @@ OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
     double left = limits.seconds - secondsSince(begin);
     if (left <= 0)
       return result;
-    OpProgram::Outcome outcome =
-        program.solve(std::nullopt, left, limits.nodes, incumbent);
+    OpProgram::Outcome outcome = program.solve(std::nullopt, left, limits.nodes,
+                                               std::nullopt, incumbent);
     ++result.solves;
     if (!outcome.choice)
       return result;
@@ -883,12 +906,22 @@ OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
     incumbent = outcome.choice;
   }
 
+  double seconds = limits.seconds;
+  if (worth) {
+    double bound = program.relaxationBound(*limit);
+    result.lowerBound = static_cast<uint64_t>(std::max(0.0, std::ceil(bound)));
+    double gain = double(worth->known) - bound;
+    if (gain < double(worth->gain))
+      return result;
+    seconds *=
+        std::min(1.0, gain / double(std::max<uint64_t>(worth->fullTime, 1)));
+  }
   while (true) {
-    double left = limits.seconds - secondsSince(begin);
+    double left = seconds - secondsSince(begin);
     if (left <= 0)
       break;
     OpProgram::Outcome outcome =
-        program.solve(limit, left, limits.nodes, incumbent);
+        program.solve(limit, left, limits.nodes, worth, incumbent);
     ++result.solves;
     double bound = std::max(0.0, std::ceil(outcome.bound - 1e-6));
     result.lowerBound =

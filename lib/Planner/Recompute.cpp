@@ -55,20 +55,20 @@ void ckpt::materializeOpPlan(func::FuncOp step, const OpPlan &plan) {
     llvm::sort(values, programOrder);
     llvm::SmallDenseSet<Value, 8> listed(values.begin(), values.end());
     auto isEarlier = [&](unsigned other) { return other < index; };
-    RecomputeSlice slice =
-        getRecomputeSlice(entry, values, [&](Value value) {
-          if (listed.contains(value))
-            return true;
-          if (site.scope) {
-            Operation *producer = value.getDefiningOp();
-            return producer && site.scope->contains(producer);
-          }
-          return plan.dropped.contains(value) && !latestCopy(value, isEarlier);
-        });
-    SmallVector<Value> sources = llvm::map_to_vector(slice.inputs, [&](Value v) {
-      Value copy = latestCopy(v, isEarlier);
-      return copy ? copy : v;
+    RecomputeSlice slice = getRecomputeSlice(entry, values, [&](Value value) {
+      if (listed.contains(value))
+        return true;
+      if (site.scope) {
+        Operation *producer = value.getDefiningOp();
+        return producer && site.scope->contains(producer);
+      }
+      return plan.dropped.contains(value) && !latestCopy(value, isEarlier);
     });
+    SmallVector<Value> sources =
+        llvm::map_to_vector(slice.inputs, [&](Value v) {
+          Value copy = latestCopy(v, isEarlier);
+          return copy ? copy : v;
+        });
 
     OpBuilder builder(site.before);
     auto region = RecomputeOp::create(
@@ -116,9 +116,9 @@ LogicalResult ckpt::materializePlan(func::FuncOp step) {
   return success();
 }
 
-/// The simulated memory (the peak and the timeline; callers do not read
-/// the live set) and the FLOPs of `copy`, a materialised plan.
-static FailureOr<PlanEvaluation> evaluateMaterialized(func::FuncOp copy) {
+// The simulated memory (the peak and the timeline; callers do not read the
+// live set) and the FLOPs.
+FailureOr<PlanEvaluation> ckpt::evaluateMaterializedPlan(func::FuncOp copy) {
   FailureOr<MemoryPeak> peak = simulateMemory(copy, /*liveAtPeak=*/false);
   if (failed(peak))
     return failure();
@@ -132,7 +132,7 @@ FailureOr<PlanEvaluation> ckpt::evaluatePlan(func::FuncOp step) {
   OwningOpRef<func::FuncOp> copy = step.clone();
   if (failed(materializePlan(*copy)))
     return failure();
-  return evaluateMaterialized(*copy);
+  return evaluateMaterializedPlan(*copy);
 }
 
 FailureOr<PlanEvaluation> ckpt::evaluateOpPlan(func::FuncOp step,
@@ -141,9 +141,8 @@ FailureOr<PlanEvaluation> ckpt::evaluateOpPlan(func::FuncOp step,
   OwningOpRef<func::FuncOp> copy = cast<func::FuncOp>(step->clone(mapping));
   OpPlan mapped;
   for (const RecomputeSite &site : plan.sites) {
-    RecomputeSite &copied =
-        mapped.sites.emplace_back(RecomputeSite{mapping.lookup(site.before),
-                                                site.loc});
+    RecomputeSite &copied = mapped.sites.emplace_back(
+        RecomputeSite{mapping.lookup(site.before), site.loc});
     if (site.scope) {
       copied.scope.emplace();
       for (Operation *op : *site.scope)
@@ -153,5 +152,5 @@ FailureOr<PlanEvaluation> ckpt::evaluateOpPlan(func::FuncOp step,
   for (auto &[value, sites] : plan.dropped)
     mapped.dropped[mapping.lookup(value)] = sites;
   materializeOpPlan(*copy, mapped);
-  return evaluateMaterialized(*copy);
+  return evaluateMaterializedPlan(*copy);
 }

@@ -227,13 +227,13 @@ findFittingChainPlan(const StepChain &chain, std::optional<int64_t> budget,
 /// dp and ilp on the chain cut where at most `crossings` activations
 /// cross: the cheapest plan within the budget, or the smallest peak (also
 /// when nothing fits, for the budget check to report), simulated.
-static FailureOr<ChainCandidate>
-planChainWith(func::FuncOp step, const StrategyOptions &options,
-              unsigned crossings, std::optional<int64_t> budget) {
+static FailureOr<ChainCandidate> planChainWith(func::FuncOp step,
+                                               const StrategyOptions &options,
+                                               unsigned crossings,
+                                               std::optional<int64_t> budget) {
   bool ilp = options.strategy == "ilp";
   if (ilp) {
-    size_t stages =
-        findStages(step, crossings, /*inputsCross=*/false).size();
+    size_t stages = findStages(step, crossings, /*inputsCross=*/false).size();
     if (stages > options.ilpMaxStages)
       return step.emitOpError()
              << "has " << stages << " stages, more than strategy 'ilp' takes "
@@ -259,22 +259,21 @@ planChainWith(func::FuncOp step, const StrategyOptions &options,
   std::optional<ChainPlan> plan = findFittingChainPlan(
       chain, budget, options.microbatchesInFlight, simulate, front);
   if (ilp) {
-    IlpLimits limits{options.ilpSeconds, options.ilpNodes,
-                     options.ilpPresolve};
+    IlpLimits limits{options.ilpSeconds, options.ilpNodes, options.ilpPresolve};
     std::optional<ChainPlan> start;
     if (budget)
       start = plan;
     IlpResult solved = findChainPlanIlp(chain, budget, limits, simulate, start);
     if (solved.plan && !solved.optimal) {
       double gap = solved.plan->flops
-                       ? 100.0 * double(solved.plan->flops - solved.lowerBound) /
+                       ? 100.0 *
+                             double(solved.plan->flops - solved.lowerBound) /
                              double(solved.plan->flops)
                        : 0.0;
       step.emitWarning() << "strategy 'ilp' stopped at its limits after "
                          << solved.solves
                          << (solved.solves == 1 ? " solve" : " solves")
-                         << ": the plan recomputes "
-                         << solved.plan->flops
+                         << ": the plan recomputes " << solved.plan->flops
                          << " FLOPs, at most "
                          << llvm::formatv("{0:F1}", gap).str()
                          << "% more than the optimum (no plan recomputes "
@@ -335,7 +334,8 @@ static LogicalResult planChain(func::FuncOp step,
                                const StrategyOptions &options) {
   std::optional<int64_t> budget;
   if (options.budget)
-    budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
+    budget =
+        static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
   SmallVector<unsigned> settings = {options.stageCrossings};
   // ilp takes on no more stages than ilp-max-stages: beyond one crossing,
   // settings above it are not tried.
@@ -369,13 +369,12 @@ static LogicalResult planChain(func::FuncOp step,
   writeChainPlan(chain, chain.getStages(), plan.segments, options.describe);
   if (options.describe) {
     InFlightDiagnostic remark = step.emitRemark();
-    remark << options.strategy << ": " << plan.segments.size()
-           << " segments ("
-           << llvm::count_if(plan.segments,
-                             [&](const PlannedSegment &segment) {
-                               return chain.getKeepThreshold(segment)
-                                   .has_value();
-                             })
+    remark << options.strategy << ": " << plan.segments.size() << " segments ("
+           << llvm::count_if(
+                  plan.segments,
+                  [&](const PlannedSegment &segment) {
+                    return chain.getKeepThreshold(segment).has_value();
+                  })
            << " keeping expensive results) over " << chain.getStageCount()
            << " stages, peak "
            << formatBytes(static_cast<uint64_t>(best->simulatedPeak))
@@ -402,10 +401,11 @@ static std::string planTensors(func::FuncOp step, const OpPlanSpace &space,
                                bool warn = true) {
   std::optional<int64_t> budget;
   if (options.budget)
-    budget = static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
+    budget =
+        static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
   IlpLimits limits{options.ilpSeconds, options.ilpNodes, false};
-  OpIlpResult solved = findOpPlanIlp(step, space, budget, limits,
-                                     options.microbatchesInFlight);
+  OpIlpResult solved =
+      findOpPlanIlp(step, space, budget, limits, options.microbatchesInFlight);
   std::string outcome;
   if (!solved.choice && budget && solved.optimal) {
     outcome = "proven that no plan fits the budget; ";
@@ -420,38 +420,38 @@ static std::string planTensors(func::FuncOp step, const OpPlanSpace &space,
     method = "stopped at its limits without a plan";
     if (warn)
       step.emitWarning() << "strategy 'tensor' stopped at its limits after "
-                       << solved.solves
-                       << (solved.solves == 1 ? " solve" : " solves")
-                       << " without a plan; everything is kept (raise "
-                          "ilp-seconds or ilp-nodes, or use dp)";
+                         << solved.solves
+                         << (solved.solves == 1 ? " solve" : " solves")
+                         << " without a plan; everything is kept (raise "
+                            "ilp-seconds or ilp-nodes, or use dp)";
   } else if (!solved.optimal) {
-    double gap = solved.flops ? 100.0 *
-                                    double(solved.flops -
-                                           std::min(solved.lowerBound,
-                                                    solved.flops)) /
-                                    double(solved.flops)
-                              : 0.0;
-    method = "at most " + llvm::formatv("{0:F2}", gap).str() +
-             "% above the optimum";
+    double gap = solved.flops
+                     ? 100.0 *
+                           double(solved.flops -
+                                  std::min(solved.lowerBound, solved.flops)) /
+                           double(solved.flops)
+                     : 0.0;
+    method =
+        "at most " + llvm::formatv("{0:F2}", gap).str() + "% above the optimum";
     if (warn)
       step.emitWarning() << "strategy 'tensor' stopped at its limits after "
-                       << solved.solves
-                       << (solved.solves == 1 ? " solve" : " solves")
-                       << ": the plan recomputes " << solved.flops
-                       << " FLOPs, " << method << " (no plan recomputes fewer "
-                       << "than " << solved.lowerBound << ")";
+                         << solved.solves
+                         << (solved.solves == 1 ? " solve" : " solves")
+                         << ": the plan recomputes " << solved.flops
+                         << " FLOPs, " << method
+                         << " (no plan recomputes fewer "
+                         << "than " << solved.lowerBound << ")";
   }
   OpPlan plan = space.getPlan(choice);
   writeOpPlan(step, plan);
   if (options.describe && solved.choice)
     step.emitRemark() << "tensor: "
                       << llvm::count_if(choice, [](int at) { return at >= 0; })
-                      << " of "
-                      << candidates << " saved buffers recomputed at "
+                      << " of " << candidates << " saved buffers recomputed at "
                       << plan.sites.size() << " sites, peak "
                       << formatBytes(static_cast<uint64_t>(solved.peak))
-                      << ", recompute " << solved.flops << " FLOPs ("
-                      << outcome << method << ", " << solved.solves
+                      << ", recompute " << solved.flops << " FLOPs (" << outcome
+                      << method << ", " << solved.solves
                       << (solved.solves == 1 ? " solve" : " solves") << ", "
                       << solved.misses << " cut by the simulator)";
   return method;
@@ -461,12 +461,23 @@ static std::string planTensors(func::FuncOp step, const OpPlanSpace &space,
 /// seconds of solving on a GPT-2 of 133).
 constexpr size_t kAutoMaxCandidates = 200;
 
-/// auto: the better of tensor's and dp's plans under the budget (fitting,
-/// then fewer recompute FLOPs, then a lower peak; when neither fits, the
-/// lower peak), each made and simulated on a copy; the step records which,
-/// as "auto: tensor (optimal)".
-static FailureOr<std::string> planAutomatically(func::FuncOp step,
-                                                const StrategyOptions &options) {
+/// What auto's op-level program must save over dp's plan to be worth
+/// solving, in percent of one forward's FLOPs: the search stops once it
+/// cannot recompute that much less (a few seconds of solving for a gain
+/// of a hundredth of a percent is no gain). It takes all of ilp-seconds
+/// only where its relaxation leaves it kAutoFullTimePercent to gain, a
+/// share of them below.
+constexpr double kAutoWorthPercent = 1.0;
+constexpr double kAutoFullTimePercent = 10.0;
+
+/// auto: dp's plan under the budget, then, where it fits and the op-level
+/// program can recompute at least kAutoWorthPercent of a forward less,
+/// tensor's within that, in the time that gain is worth; the better (fitting,
+/// then fewer recompute FLOPs, then a lower peak; when neither fits, the lower
+/// peak), each made and simulated on a copy. The step records which, as "auto:
+/// tensor (optimal)".
+static FailureOr<std::string>
+planAutomatically(func::FuncOp step, const StrategyOptions &options) {
   struct Planned {
     OwningOpRef<func::FuncOp> copy;
     std::string name;
@@ -475,6 +486,25 @@ static FailureOr<std::string> planAutomatically(func::FuncOp step,
   SmallVector<Planned, 2> plans;
   StrategyOptions quiet = options;
   quiet.describe = false;
+  quiet.strategy = "dp";
+  Planned chain{step.clone(), "dp", {}};
+  if (failed(planChain(*chain.copy, quiet)))
+    return failure();
+  FailureOr<PlanEvaluation> chainEvaluation = evaluatePlan(*chain.copy);
+  if (failed(chainEvaluation))
+    return failure();
+  chain.evaluation = std::move(*chainEvaluation);
+  auto peakOf = [&](const Planned &plan) {
+    return plan.evaluation.peak.getPeakWithMicrobatches(
+        options.microbatchesInFlight);
+  };
+  bool chainFits = peakOf(chain) <= *options.budget;
+  uint64_t chainFlops = chain.evaluation.cost.recompute.flops;
+  double forwardFlops = double(chain.evaluation.cost.forward.flops);
+  uint64_t worthGain =
+      static_cast<uint64_t>(forwardFlops * kAutoWorthPercent / 100);
+  plans.push_back(std::move(chain));
+
   // The op-level program grows faster than its candidates: beyond
   // kAutoMaxCandidates it would spend its whole time limit.
   OwningOpRef<func::FuncOp> tensorCopy = step.clone();
@@ -483,31 +513,53 @@ static FailureOr<std::string> planAutomatically(func::FuncOp step,
   if (failed(space))
     return failure();
   size_t candidates = (*space)->getCandidates().size();
-  SmallVector<StringRef, 2> strategies = {"dp"};
-  if (candidates <= kAutoMaxCandidates)
-    strategies.insert(strategies.begin(), "tensor");
-  for (StringRef strategy : strategies) {
-    bool tensor = strategy == "tensor";
-    Planned planned{tensor ? std::move(tensorCopy) : step.clone(),
-                    strategy.str(), {}};
-    quiet.strategy = strategy.str();
-    if (tensor)
-      planned.name += " (" +
-                      planTensors(*planned.copy, **space, quiet,
-                                  /*warn=*/false) +
-                      ")";
-    else if (failed(planChain(*planned.copy, quiet)))
-      return failure();
-    FailureOr<PlanEvaluation> evaluation = evaluatePlan(*planned.copy);
-    if (failed(evaluation))
-      return failure();
-    planned.evaluation = std::move(*evaluation);
-    plans.push_back(std::move(planned));
+  std::string skipped;
+  if (candidates > kAutoMaxCandidates) {
+    skipped = "tensor not tried: " + std::to_string(candidates) +
+              " saved buffers, more than " + std::to_string(kAutoMaxCandidates);
+  } else if (chainFits && chainFlops <= worthGain) {
+    skipped = "tensor not tried: dp recomputes less than " +
+              llvm::formatv("{0}", kAutoWorthPercent).str() + "% of a forward";
+  } else {
+    std::optional<int64_t> budget =
+        static_cast<int64_t>(std::min<uint64_t>(*options.budget, INT64_MAX));
+    IlpLimits limits{options.ilpSeconds, options.ilpNodes, false};
+    std::optional<OpIlpWorth> worth;
+    if (chainFits)
+      worth = OpIlpWorth{
+          chainFlops, worthGain,
+          static_cast<uint64_t>(forwardFlops * kAutoFullTimePercent / 100)};
+    OpIlpResult solved =
+        findOpPlanIlp(*tensorCopy, **space, budget, limits,
+                      options.microbatchesInFlight, std::nullopt, worth);
+    if (solved.choice) {
+      writeOpPlan(*tensorCopy, (*space)->getPlan(*solved.choice));
+      FailureOr<PlanEvaluation> evaluation = evaluatePlan(*tensorCopy);
+      if (failed(evaluation))
+        return failure();
+      std::string method =
+          solved.optimal
+              ? "optimal"
+              : "at most " +
+                    llvm::formatv(
+                        "{0:F2}",
+                        100.0 *
+                            double(solved.flops -
+                                   std::min(solved.lowerBound, solved.flops)) /
+                            double(std::max<uint64_t>(solved.flops, 1)))
+                        .str() +
+                    "% above the optimum";
+      plans.push_back(Planned{std::move(tensorCopy), "tensor (" + method + ")",
+                              std::move(*evaluation)});
+    } else {
+      skipped = worth ? "tensor found no plan recomputing " +
+                            std::to_string(worthGain) + " FLOPs less than dp's"
+                      : "tensor found no plan";
+    }
   }
   // When neither fits, the smaller peak, for the budget check to report.
   auto score = [&](const Planned &plan) {
-    uint64_t peak = plan.evaluation.peak.getPeakWithMicrobatches(
-        options.microbatchesInFlight);
+    uint64_t peak = peakOf(plan);
     uint64_t flops = plan.evaluation.cost.recompute.flops;
     bool over = peak > *options.budget;
     return over ? std::make_tuple(over, peak, flops)
@@ -522,23 +574,19 @@ static FailureOr<std::string> planAutomatically(func::FuncOp step,
     InFlightDiagnostic remark = step.emitRemark();
     remark << "auto: took " << best->name;
     for (const Planned &plan : plans)
-      remark << "; " << plan.name << ": peak "
-             << formatBytes(plan.evaluation.peak.getPeakWithMicrobatches(
-                                options.microbatchesInFlight))
-             << ", recompute "
-             << plan.evaluation.cost.recompute.flops << " FLOPs";
-    if (candidates > kAutoMaxCandidates)
-      remark << "; tensor not tried: " << candidates
-             << " saved buffers, more than " << kAutoMaxCandidates;
+      remark << "; " << plan.name << ": peak " << formatBytes(peakOf(plan))
+             << ", recompute " << plan.evaluation.cost.recompute.flops
+             << " FLOPs";
+    if (!skipped.empty())
+      remark << "; " << skipped;
   }
   return "auto: " + best->name;
 }
 
 std::string ckpt::checkStrategyOptions(const StrategyOptions &options) {
-  if (!llvm::is_contained(
-          {"auto", "manual", "none", "uniform", "sqrt", "selective", "dp",
-           "ilp", "tensor"},
-          StringRef(options.strategy)))
+  if (!llvm::is_contained({"auto", "manual", "none", "uniform", "sqrt",
+                           "selective", "dp", "ilp", "tensor"},
+                          StringRef(options.strategy)))
     return "unknown planning strategy '" + options.strategy +
            "'; expected auto, manual, none, uniform, sqrt, selective, dp, "
            "ilp or tensor";

@@ -81,16 +81,31 @@ struct OpIlpResult {
   unsigned misses = 0;
 };
 
+/// What a search for a cheaper plan than one known to fit is worth: only
+/// plans that recompute `gain` FLOPs less than `known` do, and none closer
+/// than `gain` to the cheapest possible (the search stops once it cannot
+/// gain that much more). The search first bounds what it can gain with the
+/// program's linear relaxation: below `gain` it stops there, else it
+/// takes a share of the time limit, all of it where it can gain `fullTime`
+/// FLOPs or more.
+struct OpIlpWorth {
+  uint64_t known;
+  uint64_t gain;
+  uint64_t fullTime;
+};
+
 /// The plan of `space` with the fewest recompute FLOPs whose simulated
 /// peak with `microbatches` in flight (MemoryPeak::getPeakWithMicrobatches)
 /// fits `budget` (without one: the smallest such peak the program finds,
 /// then the fewest FLOPs within it), within `limits` (seconds and nodes;
-/// dpPresolve is ignored). `start`, a plan known to fit, seeds the search.
-OpIlpResult findOpPlanIlp(mlir::func::FuncOp step, const OpPlanSpace &space,
-                          std::optional<int64_t> budget,
-                          const IlpLimits &limits, unsigned microbatches = 1,
-                          const std::optional<OpPlanSpace::Choice> &start =
-                              std::nullopt);
+/// dpPresolve is ignored), and with `worth`, within what the search is
+/// worth. `start`, a plan known to fit, seeds the search.
+OpIlpResult
+findOpPlanIlp(mlir::func::FuncOp step, const OpPlanSpace &space,
+              std::optional<int64_t> budget, const IlpLimits &limits,
+              unsigned microbatches = 1,
+              const std::optional<OpPlanSpace::Choice> &start = std::nullopt,
+              std::optional<OpIlpWorth> worth = std::nullopt);
 
 } // namespace ckpt
 

@@ -36,6 +36,10 @@ struct PlanEvaluation {
 };
 mlir::FailureOr<PlanEvaluation> evaluatePlan(mlir::func::FuncOp step);
 
+/// The same for `step`, a materialised plan.
+mlir::FailureOr<PlanEvaluation>
+evaluateMaterializedPlan(mlir::func::FuncOp step);
+
 /// The same for `plan`, found on `step` (its marks and segments aside).
 mlir::FailureOr<PlanEvaluation> evaluateOpPlan(mlir::func::FuncOp step,
                                                const OpPlan &plan);

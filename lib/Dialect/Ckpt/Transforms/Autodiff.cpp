@@ -56,8 +56,8 @@ static int64_t countersDrawn(func::FuncOp func) {
   int64_t end = 0;
   func.walk([&](RandomOpInterface op) {
     if (op.getRandomState())
-      end = std::max<int64_t>(end,
-                              *op.getCounterOffset() + op.getNumCounters());
+      end =
+          std::max<int64_t>(end, *op.getCounterOffset() + op.getNumCounters());
   });
   return end;
 }
@@ -120,8 +120,8 @@ private:
 void Differentiator::markVaried(Block &block) {
   for (Operation &op : block) {
     if (auto segment = dyn_cast<CheckpointOp>(op)) {
-      for (auto [input, arg] :
-           llvm::zip_equal(segment.getInputs(), segment.getBodyBlock().getArguments()))
+      for (auto [input, arg] : llvm::zip_equal(
+               segment.getInputs(), segment.getBodyBlock().getArguments()))
         if (varied.contains(input))
           varied.insert(arg);
       markVaried(segment.getBodyBlock());
@@ -221,8 +221,8 @@ LogicalResult Differentiator::differentiateOp(Operation *op) {
   }
   size_t firstNew = created.ops.size();
   SmallVector<Value> operandGrads;
-  if (failed(rule.buildGradients(builder, resultGrads, needsGrad,
-                                 operandGrads)))
+  if (failed(
+          rule.buildGradients(builder, resultGrads, needsGrad, operandGrads)))
     return failure();
   ArrayRef<Operation *> newOps = ArrayRef(created.ops).drop_front(firstNew);
   if (failed(checkSavedValues(op, rule, needsGrad, newOps)))
@@ -301,7 +301,8 @@ void Differentiator::exportSegmentValues() {
     segment.replaceAllUsesWith(
         widened.getResults().take_front(segment.getNumResults()));
     for (auto [value, result] : llvm::zip_equal(
-             exported, widened.getResults().drop_front(segment.getNumResults())))
+             exported,
+             widened.getResults().drop_front(segment.getNumResults())))
       Value(value).replaceUsesWithIf(result, [&](OpOperand &use) {
         return !widened->isAncestor(use.getOwner());
       });
@@ -377,8 +378,8 @@ LogicalResult Differentiator::run() {
   builder.setListener(nullptr);
   func::ReturnOp::create(builder, ret.getLoc(), results);
   ret.erase();
-  step.setFunctionType(builder.getFunctionType(
-      step.getArgumentTypes(), ValueRange(results).getTypes()));
+  step.setFunctionType(builder.getFunctionType(step.getArgumentTypes(),
+                                               ValueRange(results).getTypes()));
   exportSegmentValues();
   return success();
 }

@@ -24,16 +24,15 @@ using namespace mlir;
 using namespace ckpt;
 
 /// Parses "B=8,L=512"; reports the first malformed entry.
-static FailureOr<llvm::StringMap<int64_t>>
-parseBindings(StringRef text, Operation *diagOwner) {
+static FailureOr<llvm::StringMap<int64_t>> parseBindings(StringRef text,
+                                                         Operation *diagOwner) {
   llvm::StringMap<int64_t> bindings;
   SmallVector<StringRef> entries;
   text.split(entries, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
   for (StringRef entry : entries) {
     auto [name, size] = entry.trim().split('=');
     int64_t value;
-    if (name.trim().empty() || size.trim().getAsInteger(10, value) ||
-        value < 0)
+    if (name.trim().empty() || size.trim().getAsInteger(10, value) || value < 0)
       return diagOwner->emitError()
              << "bind expects NAME=SIZE entries with non-negative sizes, "
                 "separated by commas; got '"
@@ -68,8 +67,7 @@ static Type refineShapeOp(Operation *op) {
   } else if (isa<BroadcastToOp>(op)) {
     int64_t offset = result.getRank() - input.getRank();
     for (int64_t i = 0; i < input.getRank(); ++i)
-      if (ShapedType::isDynamic(shape[offset + i]) &&
-          input.getDimSize(i) != 1)
+      if (ShapedType::isDynamic(shape[offset + i]) && input.getDimSize(i) != 1)
         shape[offset + i] = input.getDimSize(i);
   }
   return RankedTensorType::get(shape, result.getElementType());
@@ -140,8 +138,8 @@ struct CkptBindDimsPass
         return signalPassFailure();
     for (const auto &binding : *bindings)
       if (!used.contains(binding.getKey()))
-        module.emitWarning() << "no argument dimension is named '"
-                             << binding.getKey() << "'";
+        module.emitWarning()
+            << "no argument dimension is named '" << binding.getKey() << "'";
   }
 
   LogicalResult bindFunction(func::FuncOp func,

@@ -306,18 +306,8 @@ struct CkptExportTorchPlanPass
                           : exportRegions(module, *calls, *saved, modules);
     if (failed(plan))
       return signalPassFailure();
-    plan->insert({"format", "ckpt-torch-plan"});
-    plan->insert({"version", 2});
-    plan->insert({"function", calls->function});
-    plan->insert({"step", step.getSymName()});
-    plan->insert({"ckpt_saved_bytes", static_cast<int64_t>(saved->getBytes(
-                                          ValueKind::Activation))});
-    if (auto strategy =
-            step->getAttrOfType<StringAttr>(CkptDialect::kPlanAttrName))
-      plan->insert({"plan", strategy.getValue()});
-    if (auto budget =
-            step->getAttrOfType<IntegerAttr>(CkptDialect::kBudgetAttrName))
-      plan->insert({"budget", budget.getInt()});
+    for (auto &[field, value] : getTorchPlanHeader(step, *calls, *saved))
+      plan->try_emplace(field, std::move(value));
 
     std::string message;
     std::unique_ptr<llvm::ToolOutputFile> file =

@@ -93,14 +93,13 @@ struct CkptPlanPass : public ckpt::impl::CkptPlanPassBase<CkptPlanPass> {
       FailureOr<PlanEvaluation> plan = evaluatePlan(step);
       if (failed(plan))
         return failure();
-      uint64_t peak =
-          plan->peak.getPeakWithMicrobatches(microbatchesInFlight);
+      uint64_t peak = plan->peak.getPeakWithMicrobatches(microbatchesInFlight);
       if (peak <= *options.budget) {
         if (remarks) {
           InFlightDiagnostic remark = step.emitRemark();
           remark << "strategy '" << planned << "': simulated peak "
-                 << formatBytes(peak) << inFlight()
-                 << " within the budget of " << formatBytes(*options.budget);
+                 << formatBytes(peak) << inFlight() << " within the budget of "
+                 << formatBytes(*options.budget);
           if (!kept.empty())
             remark << ", keeping " << kept.size() - dropped << " of "
                    << kept.size() << " expensive results";

@@ -275,20 +275,19 @@ void printText(raw_ostream &os, const StepReport &report) {
     valueWidth = std::max<int>(valueWidth, names.back().size());
   }
   bool opLevelPlan = hasOpPlan(report.step);
-  os << llvm::format("  %-5s %-12s %-22s %-24s %-*s %-18s %-6s %-10s %s\n",
-                     "#", "kind", "producer", "location", valueWidth, "value",
+  os << llvm::format("  %-5s %-12s %-22s %-24s %-*s %-18s %-6s %-10s %s\n", "#",
+                     "kind", "producer", "location", valueWidth, "value",
                      "shape", "dtype", "bytes", "decision");
   for (auto [index, tensor] : llvm::enumerate(saved))
-    os << llvm::format(
-        "  %-5zu %-12s %-22s %-24s %-*s %-18s %-6s %-10llu %s\n", index + 1,
-        getValueKindName(tensor.kind).str().c_str(),
-        report.producerText(tensor).c_str(),
-        locationText(report.locationOf(tensor)).c_str(), valueWidth,
-        names[index].c_str(),
-        shapeText(tensor.value.getType()).c_str(),
-        elementText(tensor.value.getType()).c_str(),
-        static_cast<unsigned long long>(tensor.bytes),
-        decideSavedTensor(tensor, opLevelPlan).c_str());
+    os << llvm::format("  %-5zu %-12s %-22s %-24s %-*s %-18s %-6s %-10llu %s\n",
+                       index + 1, getValueKindName(tensor.kind).str().c_str(),
+                       report.producerText(tensor).c_str(),
+                       locationText(report.locationOf(tensor)).c_str(),
+                       valueWidth, names[index].c_str(),
+                       shapeText(tensor.value.getType()).c_str(),
+                       elementText(tensor.value.getType()).c_str(),
+                       static_cast<unsigned long long>(tensor.bytes),
+                       decideSavedTensor(tensor, opLevelPlan).c_str());
   os << "totals:\n";
   for (ValueKind kind : kSavedKinds)
     os << "  saved " << getValueKindName(kind, /*plural=*/true) << ": "
@@ -309,8 +308,7 @@ void printText(raw_ostream &os, const StepReport &report) {
   os << "activations held from forward to backward: "
      << formatBytes(peak.activationBytesAtBackward) << "\n";
   if (unsigned microbatches = report.microbatches(); microbatches > 1)
-    os << "simulated peak with " << microbatches
-       << " microbatches in flight: "
+    os << "simulated peak with " << microbatches << " microbatches in flight: "
        << formatBytes(peak.getPeakWithMicrobatches(microbatches)) << "\n";
   os << "stages (the forward split where one activation crosses):\n";
   os << llvm::format("  %-5s %-24s %-6s %-16s %-26s %s\n", "#", "location",
@@ -489,7 +487,8 @@ llvm::json::Value toJson(const StepReport &report) {
         {"peak_bytes_in_flight",
          static_cast<int64_t>(
              planned->peak.getPeakWithMicrobatches(microbatches))},
-        {"recompute_flops", static_cast<int64_t>(planned->cost.recompute.flops)},
+        {"recompute_flops",
+         static_cast<int64_t>(planned->cost.recompute.flops)},
         {"recompute_percent_of_forward",
          report.recomputePercent(planned->cost)}};
   return llvm::json::Object{

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ckpt/Dialect/Ckpt/Transforms/Passes.h"
+#include "ckpt/Dialect/Ckpt/Transforms/TorchCalls.h"
 
 #include "ckpt/Analysis/SvgChart.h"
 #include "ckpt/Dialect/Ckpt/IR/CkptOps.h"
@@ -38,11 +39,17 @@ struct SweepPoint {
   uint64_t recomputeFlops;
   double recomputePercent;
   bool pareto = false;
+  /// With torch-plans: the plan's dropped outputs of PyTorch's op calls and
+  /// its kept values PyTorch cannot keep as planned.
+  std::optional<llvm::json::Value> torchPlan;
 };
 
 struct StepSweep {
   std::string function;
   SmallVector<SweepPoint> points;
+  /// With torch-plans: what every point's plan for PyTorch shares (its op
+  /// calls and the outputs no plan may drop).
+  std::optional<llvm::json::Value> torchPlan;
 };
 
 /// A dp plan's segments as ranges of its chain's stages, numbered from 0
@@ -79,11 +86,19 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
     ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &diag) {
       return success(diag.getSeverity() == DiagnosticSeverity::Remark);
     });
+    std::optional<TorchCalls> calls;
+    if (torchPlans) {
+      FailureOr<TorchCalls> read = readTorchCalls(module);
+      if (failed(read))
+        return signalPassFailure();
+      calls = std::move(*read);
+    }
     SmallVector<StepSweep> sweeps;
     for (auto step : module.getOps<func::FuncOp>()) {
       if (!step->hasAttr(CkptDialect::kTrainingStepAttrName))
         continue;
-      FailureOr<StepSweep> sweep = sweepStep(step, options);
+      FailureOr<StepSweep> sweep =
+          sweepStep(step, options, calls ? &*calls : nullptr);
       if (failed(sweep))
         return signalPassFailure();
       sweeps.push_back(std::move(*sweep));
@@ -110,18 +125,40 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
   }
 
   FailureOr<StepSweep> sweepStep(func::FuncOp step,
-                                 const StrategyOptions &options) {
-    StepSweep sweep{step.getSymName().str(), {}};
+                                 const StrategyOptions &options,
+                                 const TorchCalls *calls) {
+    StepSweep sweep{step.getSymName().str(), {}, std::nullopt};
     auto evaluate = [&](func::FuncOp planned,
                         std::string setting) -> LogicalResult {
-      FailureOr<PlanEvaluation> result = evaluatePlan(planned);
+      OwningOpRef<func::FuncOp> materialized = planned.clone();
+      if (failed(materializePlan(*materialized)))
+        return failure();
+      FailureOr<PlanEvaluation> result =
+          evaluateMaterializedPlan(*materialized);
       if (failed(result))
         return failure();
       uint64_t forward = std::max<uint64_t>(result->cost.forward.flops, 1);
-      sweep.points.push_back({std::move(setting), result->peak.bytes,
-                              result->peak.bytesWithoutGradients,
-                              result->cost.recompute.flops,
-                              100.0 * result->cost.recompute.flops / forward});
+      SweepPoint &point = sweep.points.emplace_back(SweepPoint{
+          std::move(setting), result->peak.bytes,
+          result->peak.bytesWithoutGradients, result->cost.recompute.flops,
+          100.0 * result->cost.recompute.flops / forward});
+      if (!calls)
+        return success();
+      FailureOr<SavedTensorAnalysis> saved =
+          SavedTensorAnalysis::compute(*materialized);
+      if (failed(saved))
+        return failure();
+      llvm::json::Object plan = exportOpsPlan(*materialized, *calls, *saved);
+      // What every point shares goes once, with the step.
+      llvm::json::Object shared;
+      for (StringRef field : {"format", "version", "function", "step",
+                              "executor", "ops", "ops_sha256", "fixed"})
+        if (llvm::json::Value *value = plan.get(field)) {
+          shared[field] = std::move(*value);
+          plan.erase(field);
+        }
+      sweep.torchPlan = llvm::json::Value(std::move(shared));
+      point.torchPlan = llvm::json::Value(std::move(plan));
       return success();
     };
 
@@ -151,8 +188,8 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
             cast<func::FuncOp>((*flat)->clone(mapping));
         writeChainPlan(**chain, mapStages((*chain)->getStages(), mapping),
                        plan.segments, /*describe=*/false);
-        if (failed(evaluate(*copy,
-                            "segments=" + describeSegments(**chain, plan))))
+        if (failed(
+                evaluate(*copy, "segments=" + describeSegments(**chain, plan))))
           return failure();
       }
     } else {
@@ -202,9 +239,15 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
             {"recompute_flops", static_cast<int64_t>(point.recomputeFlops)},
             {"recompute_percent_of_forward", point.recomputePercent},
             {"pareto", point.pareto}});
-      steps.push_back(llvm::json::Object{{"function", sweep.function},
-                                         {"strategy", strategy.getValue()},
-                                         {"points", std::move(points)}});
+      for (auto [point, json] : llvm::zip(sweep.points, points))
+        if (point.torchPlan)
+          (*json.getAsObject())["torch_plan"] = *point.torchPlan;
+      llvm::json::Object step{{"function", sweep.function},
+                              {"strategy", strategy.getValue()},
+                              {"points", std::move(points)}};
+      if (sweep.torchPlan)
+        step["torch_plan"] = *sweep.torchPlan;
+      steps.push_back(std::move(step));
     }
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(steps))) << "\n";
   }

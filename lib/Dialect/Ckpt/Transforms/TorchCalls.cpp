@@ -286,10 +286,31 @@ llvm::json::Object ckpt::exportOpsPlan(func::FuncOp step,
       else if (fixed.contains(storage) && !calls.found.contains(storage))
         fixedOutputs.push_back(std::move(entry));
     }
-  return llvm::json::Object{{"executor", "ops"},
-                            {"ops", llvm::json::Array(calls.ops)},
-                            {"ops_sha256", sha256Hex(calls.ops)},
-                            {"dropped", std::move(droppedOutputs)},
-                            {"fixed", std::move(fixedOutputs)},
-                            {"not_saved_as_planned", std::move(notAsPlanned)}};
+  llvm::json::Object plan = getTorchPlanHeader(step, calls, saved);
+  plan["executor"] = "ops";
+  plan["ops"] = llvm::json::Array(calls.ops);
+  plan["ops_sha256"] = sha256Hex(calls.ops);
+  plan["dropped"] = std::move(droppedOutputs);
+  plan["fixed"] = std::move(fixedOutputs);
+  plan["not_saved_as_planned"] = std::move(notAsPlanned);
+  return plan;
+}
+
+llvm::json::Object ckpt::getTorchPlanHeader(func::FuncOp step,
+                                            const TorchCalls &calls,
+                                            const SavedTensorAnalysis &saved) {
+  llvm::json::Object header{
+      {"format", "ckpt-torch-plan"},
+      {"version", 2},
+      {"function", calls.function},
+      {"step", step.getSymName()},
+      {"ckpt_saved_bytes",
+       static_cast<int64_t>(saved.getBytes(ValueKind::Activation))}};
+  if (auto strategy =
+          step->getAttrOfType<StringAttr>(CkptDialect::kPlanAttrName))
+    header["plan"] = strategy.getValue();
+  if (auto budget =
+          step->getAttrOfType<IntegerAttr>(CkptDialect::kBudgetAttrName))
+    header["budget"] = budget.getInt();
+  return header;
 }

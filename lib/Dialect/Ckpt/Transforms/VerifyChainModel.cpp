@@ -58,8 +58,8 @@ struct CkptVerifyChainModelPass
         ++runs;
         for (auto [option, model] : llvm::enumerate(modelled)) {
           ++options;
-          FailureOr<ChainSegment> simulated = simulateChainRun(*step, chain,
-                                                            first, last, option);
+          FailureOr<ChainSegment> simulated =
+              simulateChainRun(*step, chain, first, last, option);
           if (failed(simulated))
             return failure();
           if (model.peak == simulated->peak &&

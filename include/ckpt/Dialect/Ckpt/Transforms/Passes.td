@@ -409,6 +409,11 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
     B, the cheapest front plan with a peak of at most B is the one to take.
     Writes the points as JSON to `output` and, with `svg`, the front as an
     SVG plot (peak over extra forward FLOPs).
+
+    With `torch-plans`, for a model imported with `ckpt-import-torch
+    --record-calls`, each point also carries its plan as the outputs of
+    PyTorch's op calls it drops, as `ckpt-export-torch-plan` writes them
+    (`ckpt_torch.plan` picks among them by PyTorch's own bytes).
   }];
   let options = [
     Option<"strategy", "strategy", "std::string", /*default=*/"\"uniform\"",
@@ -422,7 +427,10 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "File to write the JSON to ('-' for standard output)">,
     Option<"svg", "svg", "std::string", /*default=*/"\"\"",
-           "Also plot the Pareto front as SVG to this file">
+           "Also plot the Pareto front as SVG to this file">,
+    Option<"torchPlans", "torch-plans", "bool", /*default=*/"false",
+           "Also write each plan as the outputs of PyTorch's op calls it "
+           "drops (a model imported with --record-calls)">
   ];
 }
 

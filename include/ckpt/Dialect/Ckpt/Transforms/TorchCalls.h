@@ -73,10 +73,17 @@ llvm::DenseMap<int64_t, int64_t> getStorageMakers(const TorchCalls &calls);
 std::optional<std::pair<int64_t, int64_t>>
 findCallOutput(const TorchCalls &calls, mlir::Value value);
 
+/// What every plan file for PyTorch starts with (docs/ReportFormat.md):
+/// `format`, `version`, `function`, `step`, `ckpt_saved_bytes`, and `plan`
+/// and `budget` where the step has them.
+llvm::json::Object getTorchPlanHeader(mlir::func::FuncOp step,
+                                      const TorchCalls &calls,
+                                      const SavedTensorAnalysis &saved);
+
 /// The materialised plan of `step` (its saved tensors `saved`) as the
 /// outputs of PyTorch's op calls that ckpt_torch's executor drops: the
-/// fields `executor`, `ops`, `ops_sha256`, `dropped`, `fixed` and
-/// `not_saved_as_planned` of docs/ReportFormat.md.
+/// header, `executor` (ops), `ops`, `ops_sha256`, `dropped`, `fixed` and
+/// `not_saved_as_planned` (docs/ReportFormat.md).
 llvm::json::Object exportOpsPlan(mlir::func::FuncOp step,
                                  const TorchCalls &calls,
                                  const SavedTensorAnalysis &saved);
