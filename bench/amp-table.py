@@ -47,10 +47,8 @@ from torch.profiler import ProfilerActivity, profile
 from torch.utils.flop_counter import FlopCounterMode
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "bench"))
-sys.path.insert(0, os.path.join(root, "python"))
-import ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
 import ckpt_torch  # noqa: E402
 from ckpt_plans import plan as ckpt_plan  # noqa: E402
 

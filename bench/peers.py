@@ -46,10 +46,9 @@ from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
     CheckpointImpl, apply_activation_checkpointing, checkpoint_wrapper)
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for directory in ("python", "tools/ckpt-import-torch", "test/Torch/Inputs",
-                  "bench"):
+for directory in ("test/Torch/Inputs", "bench"):
     sys.path.insert(0, os.path.join(root, directory))
-import ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
 import ckpt_torch  # noqa: E402
 import sac_checks  # noqa: E402
 import torch_min_cut  # noqa: E402

@@ -24,10 +24,9 @@ import sys
 import torch
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "examples", "torch"))
 sys.path.insert(0, os.path.join(root, "bench"))
-import ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
 import fcn  # noqa: E402
 import gpt2  # noqa: E402
 import llama  # noqa: E402

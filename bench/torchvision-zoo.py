@@ -23,9 +23,8 @@ import torch
 import torchvision
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "examples", "torch"))
-import ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
 from classifier import Classifier  # noqa: E402
 
 IMAGE_SIZES = {"alexnet": 64, "inception_v3": 96, "maxvit_t": 224}

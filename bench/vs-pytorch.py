@@ -39,9 +39,8 @@ import time
 import torch
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "examples", "torch"))
-import ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
 sys.path.insert(0, os.path.join(root, "scripts"))
 # PyTorch's step timed as the GPU bundle's check times it.
 from gpu_bundle_run_torch import pytorch_step  # noqa: E402

@@ -46,10 +46,9 @@ import torch
 import torchvision
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "test", "Torch", "Inputs"))
 sys.path.insert(0, os.path.join(root, "bench"))
-import ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
 import torch_oracle  # noqa: E402
 
 zoo = __import__("torchvision-zoo")

@@ -24,9 +24,8 @@ import sys
 import torch
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(root, "tools", "ckpt-import-torch"))
 sys.path.insert(0, os.path.join(root, "examples", "torch"))
-import ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
 # The models and inputs are made as the bundle's own check makes them.
 from gpu_bundle_run_torch import make_inputs, make_model  # noqa: E402
 

@@ -48,13 +48,9 @@ except (OSError, subprocess.TimeoutExpired):
     pass
 
 # The PyTorch bridge's tests need a Python that imports torch (CMake found
-# it: CKPT_TORCH_PYTHON); they use the importer's module from the source
-# tree.
+# it: CKPT_TORCH_PYTHON) and the package of python/ (setup installs it).
 if config.torch_python:
     config.available_features.add("torch")
     config.substitutions.append(("%torch_python", config.torch_python))
-    config.substitutions.append(
-        ("%torch_bridge", os.path.join(config.ckpt_src_root, "tools",
-                                       "ckpt-import-torch")))
     llvm_config.add_tool_substitutions(["ckpt-import-torch"],
                                        [config.ckpt_tools_dir])

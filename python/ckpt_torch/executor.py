@@ -13,6 +13,7 @@ reads it, and nothing else is kept.
 from __future__ import annotations
 
 import contextlib
+import functools
 import weakref
 from dataclasses import dataclass
 from typing import (Any, Callable, Hashable, Iterable, Iterator, Sequence,
@@ -77,16 +78,18 @@ class _Record:
     holds it (by id) to the handle's target; `cache` holds its outputs
     while one needs them."""
 
-    __slots__ = ("call", "func", "spec", "leaves", "kwargs", "parents",
-                 "versions", "rng", "users", "cache", "stats")
+    __slots__ = ("call", "func", "spec", "leaves", "kwargs", "writes",
+                 "parents", "versions", "rng", "users", "cache", "stats")
 
-    def __init__(self, call: int, func: torch._ops.OpOverload, spec: Any,
-                 leaves: list, kwargs: dict, rng: Any, stats: ExecutorStats):
+    def __init__(self, call: int, func: Callable[..., Any], spec: Any,
+                 leaves: list, kwargs: dict, writes: tuple[int, ...],
+                 rng: Any, stats: ExecutorStats):
         self.call = call
         self.func = func
         self.spec = spec
         self.leaves = leaves
         self.kwargs = kwargs
+        self.writes = writes  # positions of the leaves it writes in place
         found: dict[int, _Record] = {}
         for leaf in leaves:
             if type(leaf) is _Output:
@@ -100,9 +103,12 @@ class _Record:
         self.cache: list | None = None
         self.stats = stats
 
-    def run(self, values: dict["_Record", list]) -> list:
+    def run(self, values: dict["_Record", list],
+            shared: Callable[["_Record"], bool]) -> list:
         """Runs the call again on its kept arguments and its parents'
-        outputs in `values`; its outputs, flat."""
+        outputs in `values`; its outputs, flat. A parent's output that the
+        call writes in place is copied first where `shared` holds for the
+        parent (its outputs are cached, or another record reads them)."""
         if [leaf._version for leaf in self.leaves
                 if isinstance(leaf, torch.Tensor)] != self.versions:
             raise PlanError(
@@ -111,6 +117,9 @@ class _Record:
                 "keep its outputs")
         leaves = [values[leaf.record][leaf.index]
                   if type(leaf) is _Output else leaf for leaf in self.leaves]
+        for position in self.writes:
+            if shared(self.leaves[position].record):
+                leaves[position] = leaves[position].clone()
         with _replayed(self.rng):
             if self.spec is None:
                 result = self.func(*leaves, **self.kwargs)
@@ -120,6 +129,22 @@ class _Record:
         self.stats.recomputed[self.call] = \
             self.stats.recomputed.get(self.call, 0) + 1
         return _flat(result)
+
+
+def written(func: torch._ops.OpOverload, given: list, args: tuple,
+            kwargs: dict) -> tuple[int, ...]:
+    """The positions in `given` (a call's arguments, flattened) of the
+    tensors the call writes in place."""
+    names = [a.name for a in func._schema.arguments
+             if a.alias_info is not None and a.alias_info.is_write]
+    if not names:
+        return ()
+    bound = dict(zip((a.name for a in func._schema.arguments), args))
+    bound.update(kwargs)
+    targets = [bound[n] for n in names if isinstance(bound.get(n),
+                                                     torch.Tensor)]
+    return tuple(i for i, leaf in enumerate(given)
+                 if any(leaf is t for t in targets))
 
 
 def _flat(result: Any) -> list:
@@ -222,7 +247,9 @@ def run_chain(chain: list[_Record], keep: set[_Record]
         if record.cache is not None:
             values[record] = record.cache
             continue
-        outputs = record.run(values)
+        outputs = record.run(
+            values, lambda parent: parent.cache is not None
+            or readers[parent] > 1)
         if record in keep:
             record.cache = outputs
         values[record] = outputs
@@ -332,6 +359,28 @@ def _replayed(state: Any) -> Iterator[None]:
 # of a plan, as selective checkpointing does not count them either.
 IGNORED_OPS = torch.utils.checkpoint.SAC_IGNORED_OPS
 
+_aten = torch.ops.aten
+# Ops that read only their argument's shape, type and device, never its
+# data, and what fills their result: their rerun makes a tensor of the
+# result's geometry (and holds no argument).
+SHAPE_ONLY: dict[torch._ops.OpOverload, Callable[[tuple], Any]] = {
+    _aten.empty_like.default: lambda args: None,
+    _aten.zeros_like.default: lambda args: 0,
+    _aten.ones_like.default: lambda args: 1,
+    _aten.full_like.default: lambda args: args[1],
+    _aten.new_empty.default: lambda args: None,
+    _aten.new_zeros.default: lambda args: 0,
+    _aten.new_ones.default: lambda args: 1,
+    _aten.new_full.default: lambda args: args[2],
+}
+
+
+def _like(shape: torch.Size, stride: tuple, dtype: torch.dtype,
+          device: torch.device, fill: Any) -> torch.Tensor:
+    """A SHAPE_ONLY op's result again."""
+    made = torch.empty_strided(shape, stride, dtype=dtype, device=device)
+    return made if fill is None else made.fill_(fill)
+
 
 class _Forward(TorchDispatchMode):
     """One forward under a plan: numbers and checks the op calls, records
@@ -387,6 +436,14 @@ class _Forward(TorchDispatchMode):
             if self.checking:
                 self.check_kept(call, func, result)
             return result
+        if func in SHAPE_ONLY:
+            result = func(*args, **kwargs)
+            record = _Record(call, functools.partial(
+                _like, result.shape, result.stride(), result.dtype,
+                result.device, SHAPE_ONLY[func](args)), None, [], {}, (),
+                None, self.stats)
+            self.remember(record, result, dropped)
+            return result
         nested = any(_holds_tensors(a) for a in args) or \
             any(isinstance(v, torch.Tensor) or _holds_tensors(v)
                 for v in kwargs.values())
@@ -396,9 +453,23 @@ class _Forward(TorchDispatchMode):
         leaves = [self.made.get(geometry(leaf), leaf)
                   if isinstance(leaf, torch.Tensor) else leaf
                   for leaf in given]
+        writes = written(func, given, args, kwargs)
+        if self.checking and any(type(leaves[i]) is not _Output
+                                 for i in writes):
+            raise PlanError(
+                f"op call {call} ({func}) writes in place a tensor the plan "
+                "keeps, and drops what it makes: a plan drops whole "
+                "storages; make the plan again")
         result = func(*args, **kwargs)
         record = _Record(call, func, spec, leaves, {} if nested else kwargs,
-                         rng, self.stats)
+                         writes, rng, self.stats)
+        self.remember(record, result, dropped)
+        return result
+
+    def remember(self, record: _Record, result: Any,
+                 dropped: tuple[int, ...]) -> None:
+        """Knows each dropped output of `result` as the record's, until its
+        storage dies."""
         for index, output in enumerate(_flat(result)):
             if not isinstance(output, torch.Tensor):
                 continue
@@ -410,7 +481,6 @@ class _Forward(TorchDispatchMode):
                     id(entry)))
             else:
                 self.made.pop(geometry(output), None)
-        return result
 
     def check_kept(self, call: int, func: torch._ops.OpOverload,
                    result: Any) -> None:

@@ -56,6 +56,8 @@ class _Call:
     # per flat output: the later call whose output has its geometry (the
     # executor then forgets what it knew of this one), or None
     superseded: list[int | None] = field(default_factory=list)
+    # (flat argument, bytes) of each tensor it writes in place
+    writes: tuple[tuple[int, int], ...] = ()
     start: int = 0  # ticks of the first run
     end: int = 0
     duration_ns: int = 0  # in the first run, under the profiler
@@ -293,13 +295,22 @@ class _Replay:
                     continue
                 facts = trace.calls[call]
                 self.reran[call] = self.reran.get(call, 0) + 1
+                made_here: dict[int, int] = {}
+                # A parent's output written in place is copied first where
+                # it is shared (executor._Record.run).
+                for position, size in facts.writes:
+                    parent, output = facts.leaves[position]
+                    if parent in cache or readers[parent] > 1:
+                        self.add(tick, size)
+                        storage = trace.calls[parent].outputs[output]
+                        made_here[storage] = instance = next(instances)
+                        sizes[instance] = size
                 if facts.random:
                     self.add(tick, trace.rng_bytes)
                 for size in facts.deltas:
                     self.add(tick, size)
                 if facts.random:
                     self.add(tick, -trace.rng_bytes)
-                made_here: dict[int, int] = {}
                 for storage in facts.made:
                     made_here[storage] = instance = next(instances)
                     sizes[instance] = trace.storage_bytes[storage]
@@ -368,10 +379,11 @@ class _TracedForward(executor._Forward):
 
     def __init__(self, run: _Run, ops: Sequence[str] | None = None,
                  dropped: Sequence[tuple[int, ...]] = ()):
-        # Without ops, it learns them and drops nothing.
+        # Without ops, it learns them and drops nothing. With them, it drops
+        # what it is told to, whole storages or not.
         self.learning = ops is None
         super().__init__(list(ops or ()), dropped,
-                         executor.ExecutorStats({}))
+                         executor.ExecutorStats({}), checking=False)
         self.record = run
         self.producers: dict[tuple, Output] = {}
 
@@ -383,9 +395,13 @@ class _TracedForward(executor._Forward):
 
     def run(self, call, func, args, kwargs):
         given = tree_flatten((args, kwargs))[0]
+        # What a SHAPE_ONLY op reads is no argument of its rerun.
         leaves = tuple(self.producers.get(executor.geometry(leaf))
-                       if isinstance(leaf, torch.Tensor) else None
+                       if isinstance(leaf, torch.Tensor)
+                       and func not in executor.SHAPE_ONLY else None
                        for leaf in given)
+        writes = tuple((position, given[position].nbytes) for position in
+                       executor.written(func, given, args, kwargs))
         with record_function(_CALL):
             result = super().run(call, func, args, kwargs) \
                 if not self.learning else func(*args, **kwargs)
@@ -407,7 +423,7 @@ class _TracedForward(executor._Forward):
                 addresses.append(0)
         self.record.calls.append(_Call(
             str(func), executor.is_random(func), leaves,
-            superseded=[None] * len(outputs)))
+            superseded=[None] * len(outputs), writes=writes))
         self.record.addresses.append(tuple(addresses))
         return result
 

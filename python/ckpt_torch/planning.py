@@ -4,42 +4,41 @@ apply the plan.
 ckpt-opt plans the training step it imported, against its own simulator.
 PyTorch's step holds other bytes (its own backward, its kernels' scratch,
 the executor's reruns), so under the ops executor the budget is PyTorch's:
-the step is traced once (memory.py) and every plan ckpt-opt makes is
-replayed on the trace. The search moves the budget ckpt-opt plans for by
-the difference it finds between the two, keeps the cheapest plan whose
-predicted PyTorch peak fits, and ends when that plan comes within a small
-margin of the budget or the bracket closes.
+the step is traced once (memory.py), and the plans ckpt-opt offers are
+replayed on the trace. Those are dp's Pareto front (one ckpt-opt run that
+writes each plan for PyTorch), of which the search takes the one whose
+reruns take least time among those that fit, then the op-level MILP's plan
+at that plan's peak where the strategy asks for it. Where PyTorch's step
+holds more than any of them lets fit, the lowest are repaired: more is
+dropped where PyTorch peaks; and what the budget still has room for is
+kept again (adjust.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import torch
 
-from . import memory
+from . import adjust, memory
 from .errors import PlanError
 from .plans import apply_plan, op_plan
 
-__all__ = ["plan"]
+__all__ = ["plan", "byte_size"]
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-# A plan whose predicted peak is this close below the budget ends the
-# search; each rerun of ckpt-opt costs about as much as the gain past it.
-_CLOSE_ENOUGH = 0.005
-_MOST_ROUNDS = 8
-# ckpt-opt's error for a budget below what its strategy can meet.
-_SMALLEST = re.compile(r"the smallest budget this strategy meets is (\d+) B")
+# The front's plans on each side of the first that fits, replayed too: a
+# front ordered by ckpt-opt's peak is nearly, not quite, ordered by
+# PyTorch's.
+_AROUND = 4
 
 
 def _ckpt_opt(explicit: str | None) -> str:
@@ -59,39 +58,26 @@ def _ckpt_opt(explicit: str | None) -> str:
                     "PATH, or set CKPT_OPT")
 
 
-def _importer() -> Any:
-    directory = os.path.join(_ROOT, "tools", "ckpt-import-torch")
-    if directory not in sys.path:
-        sys.path.insert(0, directory)
-    import ckpt_import_torch
-    return ckpt_import_torch
-
-
 @dataclass
 class _Planned:
-    """One plan: as ckpt-opt exported it (its report: ckpt-opt's peak and
-    recompute FLOPs; the budget it was asked for), and PyTorch's step under
-    it where there is a trace (its dropped outputs, with those the repair
-    added)."""
+    """One plan for PyTorch: ckpt-opt's (its peak and recompute FLOPs in
+    ckpt-opt's model; its report where a run made it alone) and PyTorch's
+    step under it where there is a trace (its dropped outputs, with those
+    the repair added)."""
 
     plan: dict
-    report: dict
-    budget: int | None
+    ckpt_peak: int
+    ckpt_flops: int
+    report: dict | None = None
     dropped: frozenset = frozenset()
     predicted: memory.Prediction | None = None
-    repaired: int = 0  # storages dropped beyond ckpt-opt's plan
-
-    @property
-    def flops(self) -> int:
-        return self.report["compute"]["recompute"]["flops"]
-
-    @property
-    def peak(self) -> int:
-        return self.report["plan"]["peak_bytes_in_flight"]
+    adjusted: int = 0  # storages dropped or kept beyond ckpt-opt's plan
 
 
 class _CkptOpt:
-    """Runs ckpt-opt on the imported step, one plan per run."""
+    """Runs ckpt-opt on the imported step."""
+
+    _STEP = ["--ckpt-fold-transposes", "--ckpt-thread-rng", "--ckpt-autodiff"]
 
     def __init__(self, program: str, step: str, directory: str,
                  executor: str, modules: Sequence[str] | None,
@@ -104,9 +90,15 @@ class _CkptOpt:
         self.microbatches = microbatches
         self.runs = 0
 
+    def _run(self, *passes: str) -> None:
+        self.runs += 1
+        run = subprocess.run([self.program, self.step, *passes, "-o",
+                              os.devnull], capture_output=True, text=True)
+        if run.returncode != 0:
+            raise PlanError("ckpt-opt failed:\n" + run.stderr.strip())
+
     def run(self, strategy: str, budget: str | int | None) -> _Planned:
         """The plan of `strategy` within `budget` (ckpt-opt's bytes)."""
-        self.runs += 1
         pipeline = f"strategy={strategy} fuse-pointwise=0"
         if budget is not None:
             pipeline += f" budget={budget}"
@@ -117,19 +109,31 @@ class _CkptOpt:
         export = f"output={plan_path} executor={self.executor}"
         if self.modules:
             export += f" modules={','.join(self.modules)}"
-        command = [self.program, self.step, f"--ckpt-pipeline={pipeline}",
-                   f"--ckpt-export-torch-plan={export}",
-                   f"--ckpt-report=format=json output={report_path}",
-                   "-o", os.devnull]
-        run = subprocess.run(command, capture_output=True, text=True)
-        if run.returncode != 0:
-            raise PlanError("ckpt-opt failed:\n" + run.stderr.strip())
+        self._run(f"--ckpt-pipeline={pipeline}",
+                  f"--ckpt-export-torch-plan={export}",
+                  f"--ckpt-report=format=json output={report_path}")
         with open(plan_path) as f:
             plan = json.load(f)
         with open(report_path) as f:
             report = json.load(f)[0]
-        return _Planned(plan, report,
-                        report["plan"].get("budget_bytes"))
+        return _Planned(plan, report["plan"]["peak_bytes_in_flight"],
+                        report["compute"]["recompute"]["flops"], report)
+
+    def front(self) -> list[_Planned]:
+        """dp's Pareto front, fewest recompute FLOPs first, each plan for
+        the ops executor."""
+        path = os.path.join(self.directory, "front.json")
+        self._run(*self._STEP, "--ckpt-sweep=strategy=dp torch-plans=1 "
+                  f"output={path}")
+        with open(path) as f:
+            sweep = json.load(f)[0]
+        shared = sweep["torch_plan"]
+        return [_Planned({**shared, **point["torch_plan"],
+                          "plan": f"dp ({point['setting']})"},
+                         point["peak_bytes"], point["recompute_flops"])
+                for point in sorted(sweep["points"],
+                                    key=lambda p: p["recompute_flops"])
+                if point["pareto"]]
 
 
 _UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9,
@@ -158,74 +162,54 @@ def byte_size(size: str | int) -> int:
 
 
 def _fit(ckpt: _CkptOpt, trace: memory.StepTrace, strategy: str,
-         budget: str | int, microbatches: int) -> tuple[_Planned, dict]:
+         limit: int, microbatches: int) -> tuple[_Planned, list[_Planned]]:
     """The plan whose reruns take least time among those whose PyTorch
-    peak (predicted on `trace`) is within `budget`: ckpt-opt's plans at
-    the budgets a search over its own bytes tries, each repaired where
-    PyTorch's step holds more than ckpt-opt's; and what the search saw."""
-    limit = byte_size(budget)
+    peak (predicted on `trace`) is within `limit`, and every plan the
+    search replayed."""
+    seen: list[_Planned] = []
 
     def predict(planned: _Planned) -> _Planned:
-        planned.dropped = op_plan(planned.plan).dropped
-        planned.predicted = trace.replay(planned.dropped, microbatches)
+        if planned.predicted is None:
+            planned.dropped = op_plan(planned.plan).dropped
+            planned.predicted = trace.replay(planned.dropped, microbatches)
+            seen.append(planned)
         return planned
 
-    # Nothing dropped: what PyTorch does without a plan.
-    none = ckpt.run("none", None)
-    none.plan = {**none.plan, "dropped": []}
-    none = predict(none)
-    seen = [none]
+    front = ckpt.front()
+    # Its first plan recomputes nothing: without dropping anything, what
+    # PyTorch does without a plan.
+    none = predict(_Planned({**front[0].plan, "dropped": [], "plan": "none"},
+                            front[0].ckpt_peak, 0))
     if none.predicted.peak <= limit:
-        return none, _search_record(limit, seen)
-    # Chain plans first: dp is fast, so the search moves its budget; the
-    # op-level MILP (tensor, or auto's pick) runs once, at the budget
-    # found.
-    search = "dp" if strategy in ("auto", "tensor") else strategy
-    fitting: list[_Planned] = []
-    # ckpt-opt budgets: plans at `low` fit (or ckpt-opt meets no lower
-    # one), at `high` PyTorch's peak is above the budget.
-    low, high = 0, None
-    asked = limit - (none.predicted.peak - none.peak)
-    for _ in range(_MOST_ROUNDS):
-        if asked <= low or (high is not None and asked >= high):
-            asked = (low + high) // 2 if high is not None else 2 * low
-        try:
-            planned = predict(ckpt.run(search, asked))
-        except PlanError as error:
-            smallest = _SMALLEST.search(str(error))
-            if smallest is None:
-                raise
-            low = max(low, asked)
-            asked = int(smallest.group(1))
-            continue
-        seen.append(planned)
-        if planned.predicted.peak <= limit:
-            low = max(low, asked)
-            fitting.append(planned)
-            if planned.predicted.peak >= limit * (1 - _CLOSE_ENOUGH):
-                break
+        return none, seen
+    # The first plan that fits, by bisection (PyTorch's peak falls along
+    # the front, nearly always), then its neighbours.
+    low, high = 0, len(front)
+    while low < high:
+        middle = (low + high) // 2
+        if predict(front[middle]).predicted.peak <= limit:
+            high = middle
         else:
-            high = asked if high is None else min(high, asked)
-        if high is not None and high - low <= limit * _CLOSE_ENOUGH:
-            break
-        asked = limit - (planned.predicted.peak - planned.peak)
-    if strategy != search:
-        planned = [p for p in seen if p.budget is not None]
-        if fitting:
-            at = max(fitting, key=lambda p: p.budget).budget
-        else:
-            at = min(planned, key=lambda p: p.predicted.peak).budget \
-                if planned else None
-        with contextlib.suppress(PlanError):
-            finer = predict(ckpt.run(strategy, at))
-            seen.append(finer)
-            if finer.predicted.peak <= limit:
-                fitting.append(finer)
+            low = middle + 1
+    for planned in front[max(low - _AROUND, 0):low + _AROUND]:
+        predict(planned)
+    fitting = [p for p in seen if p.predicted.peak <= limit]
+    if strategy in ("auto", "tensor") and fitting:
+        # The op-level MILP within the peak of the best chain plan.
+        best = _cheapest(fitting)
+        finer = predict(ckpt.run(strategy, best.ckpt_peak))
+        if finer.predicted.peak <= limit:
+            fitting.append(finer)
+    elif strategy not in ("auto", "tensor", "dp"):
+        planned = predict(ckpt.run(strategy, None))
+        fitting = [planned] if planned.predicted.peak <= limit else []
     if not fitting:
-        # ckpt-opt's plans all hold more in PyTorch than it thinks: drop
-        # more where PyTorch peaks, starting from the lowest.
-        for planned in sorted(seen[1:], key=lambda p: p.predicted.peak)[:2]:
-            repaired = _repair(trace, planned, limit, microbatches)
+        # Every plan holds more in PyTorch than ckpt-opt's model lets it
+        # see: drop more where PyTorch peaks, from the lowest.
+        for planned in sorted(seen, key=lambda p: p.predicted.peak)[:2]:
+            repaired = _adjusted(planned, adjust.repair(
+                trace, planned.dropped, planned.predicted,
+                planned.plan["fixed"], limit, microbatches))
             if repaired is not None:
                 seen.append(repaired)
                 fitting.append(repaired)
@@ -234,59 +218,39 @@ def _fit(ckpt: _CkptOpt, trace: memory.StepTrace, strategy: str,
         raise PlanError(
             f"no plan keeps PyTorch's peak within {limit} B: the lowest "
             f"found is {lowest.predicted.peak} B; raise the budget")
-    best = min(fitting, key=lambda p: (p.predicted.rerun_ns,
-                                       p.predicted.peak))
-    return best, _search_record(limit, seen)
+    best = _cheapest(fitting)
+    # Keep again what the budget still has room for.
+    relaxed = _adjusted(best, adjust.relax(trace, best.dropped,
+                                           best.predicted, limit,
+                                           microbatches))
+    if relaxed.adjusted > best.adjusted:
+        seen.append(relaxed)
+        best = relaxed
+    return best, seen
 
 
-# The repair's rounds, each dropping one more storage.
-_MOST_REPAIRS = 16
+def _cheapest(plans: list[_Planned]) -> _Planned:
+    """The plan whose reruns take least time, then the lowest."""
+    return min(plans, key=lambda p: (p.predicted.rerun_ns, p.predicted.peak))
 
 
-def _repair(trace: memory.StepTrace, planned: _Planned, limit: int,
-            microbatches: int) -> _Planned | None:
-    """`planned` with more dropped until PyTorch's peak fits `limit`, or
-    None: each round drops the storage, of those forward made that are
-    held at the peak and that any plan may drop, that lowers the peak
-    most per nanosecond its reruns add."""
-    fixed = {trace.calls[c].outputs[o] for c, o in planned.plan["fixed"]
-             if c < len(trace.calls) and o < len(trace.calls[c].outputs)}
-    dropped = planned.dropped
-    now = planned.predicted
-    added = 0
-    for _ in range(_MOST_REPAIRS):
-        if now.peak <= limit:
-            break
-        taken = {trace.calls[c].outputs[o] for c, o in dropped}
-        best = None
-        for storage in now.live_at_peak:
-            if storage in taken or storage in fixed:
-                continue
-            trying = dropped | frozenset(trace.outputs_in(storage))
-            then = trace.replay(trying, microbatches)
-            gain = now.peak - then.peak
-            if gain <= 0:
-                continue
-            score = gain / max(then.rerun_ns - now.rerun_ns, 1)
-            if best is None or score > best[0]:
-                best = (score, trying, then)
-        if best is None:
-            return None
-        _, dropped, now = best
-        added += 1
-    if now.peak > limit:
+def _adjusted(planned: _Planned, adjusted: adjust.Adjusted | None
+              ) -> _Planned | None:
+    """`planned` with the dropped outputs an adjustment gave it."""
+    if adjusted is None:
         return None
-    plan = dict(planned.plan)
-    plan["dropped"] = sorted([list(d) for d in dropped])
-    return _Planned(plan, planned.report, planned.budget, dropped, now,
-                    planned.repaired + added)
+    plan = {**planned.plan,
+            "dropped": sorted([list(d) for d in adjusted.dropped])}
+    return _Planned(plan, planned.ckpt_peak, planned.ckpt_flops,
+                    planned.report, adjusted.dropped, adjusted.predicted,
+                    planned.adjusted + adjusted.changed)
 
 
 def _search_record(limit: int, seen: list[_Planned]) -> dict:
     return {"budget": limit, "plans": [
-        {"plan": p.plan.get("plan"), "ckpt_budget": p.budget,
-         "ckpt_peak": p.peak, "ckpt_recompute_flops": p.flops,
-         "repaired_storages": p.repaired,
+        {"plan": p.plan.get("plan"), "ckpt_peak": p.ckpt_peak,
+         "ckpt_recompute_flops": p.ckpt_flops,
+         "adjusted_storages": p.adjusted,
          "predicted_peak": p.predicted.peak,
          "predicted_rerun_ns": p.predicted.rerun_ns} for p in seen]}
 
@@ -329,7 +293,7 @@ def plan(module: torch.nn.Module, example_inputs: Sequence[Any],
                         "regions")
     if modules and executor != "regions":
         raise PlanError("modules names the regions of executor='regions'")
-    importer = _importer()
+    from . import importer
     inputs = tuple(example_inputs)
     try:
         imported = importer.import_module(module, inputs, "model",
@@ -349,25 +313,27 @@ def plan(module: torch.nn.Module, example_inputs: Sequence[Any],
             def forward(*args: Any) -> Any:
                 with importer.autocast_context(autocast):
                     return module(*args)
+            limit = byte_size(budget)
             trace = memory.trace_step(module, inputs, forward)
-            chosen, search = _fit(ckpt, trace, strategy, budget,
-                                  microbatches_in_flight)
+            chosen, seen = _fit(ckpt, trace, strategy, limit,
+                                microbatches_in_flight)
             chosen.plan["pytorch"] = {
-                "budget_bytes": search["budget"],
+                "budget_bytes": limit,
                 "predicted_peak_bytes": chosen.predicted.peak,
-                "unplanned_peak_bytes": search["plans"][0]["predicted_peak"],
+                "unplanned_peak_bytes": seen[0].predicted.peak,
                 "reruns": {str(call): count for call, count
                            in sorted(chosen.predicted.reruns.items())},
-                "repaired_storages": chosen.repaired,
+                "adjusted_storages": chosen.adjusted,
                 "ckpt_opt_runs": ckpt.runs}
             if keep:
                 with open(os.path.join(directory, "search.json"), "w") as f:
-                    json.dump(search, f, indent=2)
+                    json.dump(_search_record(limit, seen), f, indent=2)
         else:
             chosen = ckpt.run(strategy, budget)
         if keep:
             with open(os.path.join(directory, "plan.json"), "w") as f:
                 json.dump(chosen.plan, f, indent=2)
-            with open(os.path.join(directory, "report.json"), "w") as f:
-                json.dump([chosen.report], f, indent=2)
+            if chosen.report is not None:
+                with open(os.path.join(directory, "report.json"), "w") as f:
+                    json.dump([chosen.report], f, indent=2)
         return apply_plan(module, chosen.plan)

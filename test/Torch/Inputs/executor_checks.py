@@ -69,7 +69,7 @@ def check(options):
         torch.equal(a, b) for a, b in zip(gradients, planned_gradients))
     print(f"{options.model}: plan {plan.get('plan')}, "
           f"{len(plan['dropped'])} outputs of {len(dropping)} op calls "
-          f"dropped, {predicted['repaired_storages']} storages repaired")
+          f"dropped, {predicted['adjusted_storages']} storages adjusted")
     print(f"loss and {len(gradients)} gradients: "
           f"{'bit-identical' if same else 'DIFFERENT'}")
     print(f"peak: {peak} B measured, {predicted['predicted_peak_bytes']} B "

@@ -6,15 +6,12 @@ arguments, a failed import and a failed ckpt-opt run."""
 import copy
 import json
 import os
-import sys
 import tempfile
 
 import torch
 from torch import nn
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "..", "python"))
-import ckpt_torch  # noqa: E402
+import ckpt_torch
 
 
 class Block(nn.Module):

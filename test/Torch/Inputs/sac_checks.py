@@ -40,10 +40,9 @@ import torch.nn.functional as F
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                     "..")
-for directory in ("python", "examples/torch", "bench",
-                  "tools/ckpt-import-torch"):
+for directory in ("examples/torch", "bench"):
     sys.path.insert(0, os.path.join(root, directory))
-import ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
 import ckpt_torch  # noqa: E402
 
 

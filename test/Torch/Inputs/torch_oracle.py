@@ -16,9 +16,7 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
-                                "tools", "ckpt-import-torch"))
-import ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
 
 
 aten = torch.ops.aten

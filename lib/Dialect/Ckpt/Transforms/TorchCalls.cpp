@@ -219,25 +219,25 @@ llvm::json::Object ckpt::exportOpsPlan(func::FuncOp step,
                                        const TorchCalls &calls,
                                        const SavedTensorAnalysis &saved) {
   llvm::DenseMap<int64_t, int64_t> maker = getStorageMakers(calls);
-  // The storages no plan may drop.
-  llvm::DenseSet<int64_t> fixed(calls.found.begin(), calls.found.end());
+  // Calls no rerun may repeat: those whose bits may differ, and those that
+  // write what the run found (a batch norm's running statistics).
   llvm::DenseSet<int64_t> unrepeatable(calls.nondeterministic.begin(),
                                        calls.nondeterministic.end());
-  llvm::DenseMap<int64_t, int64_t> lastWrite; // storage -> op call
+  llvm::DenseMap<int64_t, int64_t> lastWrite;            // storage -> call
+  llvm::DenseMap<int64_t, SmallVector<int64_t>> writers; // storage -> calls
   for (auto [call, storage] : calls.writes) {
-    fixed.insert(storage);
-    unrepeatable.insert(call);
-    lastWrite[storage] = std::max(lastWrite.lookup(storage), call);
-  }
-  for (auto [call, reads] : llvm::enumerate(calls.reads))
-    if (llvm::any_of(reads, [&](int64_t storage) {
-          auto it = lastWrite.find(storage);
-          return it != lastWrite.end() && it->second > int64_t(call);
-        }))
+    if (calls.found.contains(storage))
       unrepeatable.insert(call);
-  for (auto [storage, call] : maker)
-    if (unrepeatable.contains(call))
-      fixed.insert(storage);
+    lastWrite[storage] = std::max(lastWrite.lookup(storage), call);
+    writers[storage].push_back(call);
+  }
+  // The storages no plan may drop: found ones, and those an unrepeatable
+  // call makes or writes.
+  llvm::DenseSet<int64_t> fixed(calls.found.begin(), calls.found.end());
+  for (int64_t call : unrepeatable)
+    for (int64_t storage : calls.outputs[call])
+      if (storage != -1)
+        fixed.insert(storage);
   llvm::DenseSet<int64_t> kept = fixed;
   llvm::json::Array notAsPlanned;
   for (const SavedTensor &tensor : saved.getSavedTensors()) {
@@ -258,9 +258,16 @@ llvm::json::Object ckpt::exportOpsPlan(func::FuncOp step,
         if (auto output = findCallOutput(calls, result))
           matched.insert(calls.outputs[output->first][output->second]);
   });
+  // A storage comes back by its maker's rerun and, in order, those of the
+  // calls that wrote it in place.
+  auto rerunners = [&](int64_t storage) {
+    SmallVector<int64_t> found = {maker.lookup(storage)};
+    llvm::append_range(found, writers.lookup(storage));
+    return found;
+  };
   // The saved storages the plan drops: those holding a value of the step
-  // that it does not keep, then those holding none whose maker reruns for
-  // one of the first, then what their reruns read.
+  // that it does not keep, then those holding none (a dropout mask) whose
+  // maker reruns for one of the first, then what their reruns read.
   llvm::SetVector<int64_t> dropped;
   for (auto [moduleCall, storage] : calls.packs)
     if (!kept.contains(storage) && matched.contains(storage))
@@ -273,9 +280,28 @@ llvm::json::Object ckpt::exportOpsPlan(func::FuncOp step,
         rerun.contains(maker.lookup(storage)))
       dropped.insert(storage);
   for (size_t next = 0; next < dropped.size(); ++next)
-    for (int64_t storage : calls.reads[maker.lookup(dropped[next])])
-      if (!kept.contains(storage))
+    for (int64_t call : rerunners(dropped[next]))
+      for (int64_t storage : calls.reads[call])
+        if (!kept.contains(storage))
+          dropped.insert(storage);
+  // A rerun that reads a kept storage written after its call would see the
+  // later content: what it makes is kept instead, until no rerun does.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int64_t storage : dropped.takeVector()) {
+      bool stale = llvm::any_of(rerunners(storage), [&](int64_t call) {
+        return llvm::any_of(calls.reads[call], [&](int64_t read) {
+          return kept.contains(read) && lastWrite.lookup(read) > call;
+        });
+      });
+      if (stale) {
+        kept.insert(storage);
+        changed = true;
+      } else {
         dropped.insert(storage);
+      }
+    }
+  }
   llvm::json::Array droppedOutputs, fixedOutputs;
   for (auto [call, storages] : llvm::enumerate(calls.outputs))
     for (auto [output, storage] : llvm::enumerate(storages)) {

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Imports a PyTorch module into the ckpt dialect.
 
 Exports the module with torch.export on example inputs, decomposes the
@@ -33,6 +32,8 @@ import torch
 import torch.fx
 import torch.utils.checkpoint
 
+from .executor import SHAPE_ONLY
+
 __all__ = ["ImportFailure", "TorchImport", "import_module", "load_model",
            "main"]
 
@@ -44,7 +45,8 @@ INLINE_CONSTANT_LIMIT = 1024
 MINIMUM_TORCH = (2, 9)
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
-_THIS_FILE = os.path.abspath(__file__)
+# This package's own frames are not the user's code.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 aten = torch.ops.aten
 
@@ -61,7 +63,8 @@ class ImportFailure(Exception):
 def _is_user_file(path):
     """Whether `path` is the user's code: neither torch nor this file."""
     path = os.path.abspath(path)
-    return not path.startswith(_TORCH_DIR) and path != _THIS_FILE
+    return not path.startswith(_TORCH_DIR) and \
+        os.path.dirname(path) != _PACKAGE_DIR
 
 
 def _display_path(path):
@@ -356,7 +359,9 @@ class PyTorchCalls:
                         writes.append((len(calls), storages.number(value)))
                 if torch.Tag.nondeterministic_bitwise in func.tags:
                     nondeterministic.append(len(calls))
-                reads.append([storages.number(value) for value in
+                # A SHAPE_ONLY op's rerun reads no argument.
+                reads.append([] if func in SHAPE_ONLY else
+                             [storages.number(value) for value in
                               tree_leaves((args, kwargs))
                               if isinstance(value, torch.Tensor)])
                 numbers, prints = [], []
@@ -2251,8 +2256,7 @@ def load_model(spec, arguments=(), input_shapes=(), seed=0):
 
 def _validate(text):
     """Parses the output with ckpt-opt when it sits beside this tool."""
-    for directory in (os.path.dirname(_THIS_FILE),
-                      os.path.dirname(os.path.realpath(sys.argv[0]))):
+    for directory in (os.path.dirname(os.path.realpath(sys.argv[0])),):
         tool = os.path.join(directory, "ckpt-opt")
         if os.access(tool, os.X_OK):
             run = subprocess.run([tool, "-", "-o", os.devnull], input=text,
