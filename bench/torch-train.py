@@ -12,13 +12,15 @@ threads), one row per configuration:
 - `ckpt_torch.plan` at budgets between those two peaks (halfway, and at
   per-block's peak), run by ckpt_torch's executor;
 - with `--compile`: `torch.compile` with `activation_memory_budget` 1.0,
-  0.5 and 0.1, and `ckpt_torch.compile` at each of their measured peaks.
+  0.5 and 0.1, each followed by `ckpt_torch.compile` at its measured peak.
 
 Columns: the peak PyTorch's allocator reaches in the step above what it
 held before (parameters and inputs; the profiler's allocation events), in
 MiB and against the budget the plan was given; the step time (forward and
 backward, the configurations taking turns for `--rounds` rounds, each
-configuration's best); the time `plan()` or the first compiled step took;
+configuration's best), also against eager without checkpointing; the time
+`plan()` took, or the first compiled step (with `ckpt_torch.compile`'s
+planning and tries);
 and the gradients against the eager step without checkpointing (same
 seed each step): bit-identical, or their relative L2 difference, all
 gradients together. Compiled rows compare against the compiled module
@@ -121,6 +123,43 @@ def planned(label, model, inputs, budget, before):
                   "eager, no checkpointing")
 
 
+def compiled_rows(model, inputs, before):
+    """torch.compile at each activation_memory_budget, and ckpt_torch.compile
+    at each one's measured peak."""
+    import torch._functorch.config as functorch_config
+    from torch._inductor.compile_fx import compile_fx
+
+    def inductor_within(fraction):
+        # A backend of its own per budget: torch.compile's caches keep
+        # each compilation apart, and each partitions under its budget.
+        def backend(graph, example_inputs):
+            with functorch_config.patch(activation_memory_budget=fraction):
+                return compile_fx(graph, example_inputs)
+        return backend
+
+    rows = []
+    reference = "torch.compile, activation_memory_budget 1.0"
+    for fraction in (1.0, 0.5, 0.1):
+        compiled = torch.compile(copy.deepcopy(model),
+                                 backend=inductor_within(fraction))
+        start = time.perf_counter()
+        step(compiled, inputs)
+        seconds = time.perf_counter() - start
+        theirs = Config(f"torch.compile, activation_memory_budget {fraction}",
+                        compiled, seconds,
+                        reference=reference if fraction != 1.0 else None)
+        measure(theirs, inputs)
+        start = time.perf_counter()
+        ours = ckpt_torch.compile(copy.deepcopy(model), inputs,
+                                  budget=theirs.peak + before)
+        step(ours, inputs)
+        ours = Config(f"ckpt_torch.compile at its peak", ours,
+                      time.perf_counter() - start, theirs.peak, reference)
+        measure(ours, inputs)
+        rows += [theirs, ours]
+    return rows
+
+
 def run_model(name, options):
     model, inputs, per_block = build(name)
     before = memory.held_before(model, inputs)
@@ -140,6 +179,8 @@ def run_model(name, options):
             continue
         measure(config, inputs)
         configs.append(config)
+    if options.compile:
+        configs += compiled_rows(model, inputs, before)
     for _ in range(options.rounds):
         for config in configs:
             start = time.perf_counter()
@@ -150,7 +191,7 @@ def run_model(name, options):
     print(f"\n**{name}** ({sum(p.numel() for p in model.parameters())} "
           f"parameters, {before / 2**20:.1f} MiB held before the step)\n")
     print("| configuration | peak MiB | / budget | step ms | / no ckpt | "
-          "plan s | gradients |")
+          "plan or compile s | gradients |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
     for config in configs:
         best = min(config.times)
@@ -172,6 +213,16 @@ def main():
     parser.add_argument("--compile", action="store_true")
     options = parser.parse_args()
     torch.set_num_threads(options.threads)
+    if options.compile:
+        # Each configuration compiles anew, none from another's cache, and
+        # every one keeps its code (all compile the same forward).
+        import torch._dynamo.config as dynamo_config
+        import torch._functorch.config as functorch_config
+        import torch._inductor.config as inductor_config
+        inductor_config.fx_graph_cache = False
+        functorch_config.enable_autograd_cache = False
+        dynamo_config.recompile_limit = 64
+        dynamo_config.accumulated_recompile_limit = 1024
     print(f"torch {torch.__version__}, {options.threads} threads, "
           f"{options.rounds} rounds")
     for name in options.models.split(","):

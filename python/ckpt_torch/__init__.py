@@ -20,9 +20,10 @@ PyTorch 2.5 or later, and `plan` needs ckpt-opt (the CKPT_OPT environment
 variable, else PATH, else the repository's build/bin/).
 """
 
+from .compiled import compile
 from .errors import PlanError, PlanMismatch
 from .planning import plan
 from .plans import apply_plan, load_plan, plan_of, stats_of
 
-__all__ = ["PlanError", "PlanMismatch", "apply_plan", "load_plan", "plan",
-           "plan_of", "stats_of"]
+__all__ = ["PlanError", "PlanMismatch", "apply_plan", "compile", "load_plan",
+           "plan", "plan_of", "stats_of"]

@@ -1,6 +1,6 @@
 """The errors ckpt_torch raises."""
 
-__all__ = ["PlanError", "PlanMismatch"]
+__all__ = ["OverBudget", "PlanError", "PlanMismatch"]
 
 
 class PlanError(Exception):
@@ -9,3 +9,11 @@ class PlanError(Exception):
 
 class PlanMismatch(PlanError):
     """The module's op calls differ from those the plan was made for."""
+
+
+class OverBudget(PlanError):
+    """No plan fits the budget; `lowest` is the lowest peak one reached."""
+
+    def __init__(self, message: str, lowest: int):
+        super().__init__(message)
+        self.lowest = lowest

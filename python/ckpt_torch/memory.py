@@ -28,7 +28,7 @@ from torch.utils._pytree import tree_flatten
 from . import executor
 
 __all__ = ["Prediction", "StepTrace", "allocator_peak", "held_before",
-           "trace_step"]
+           "state_kept", "trace_step"]
 
 _CALL = "ckpt.call"
 _UNPACK = "ckpt.unpack#"
@@ -483,7 +483,7 @@ def _events(profiled) -> list:
 
 
 @contextlib.contextmanager
-def _state_kept(module: torch.nn.Module) -> Iterator[None]:
+def state_kept(module: torch.nn.Module) -> Iterator[None]:
     """Leaves the module's buffers, gradients and the random generators as
     they were."""
     buffers = [(b, b.detach().clone()) for b in module.buffers()]
@@ -524,7 +524,7 @@ def trace_step(module: torch.nn.Module, inputs: Sequence[Any],
     returns the loss): see the module's docstring. The module's buffers,
     gradients and the random generators are left as they were."""
     forward = forward or module
-    with _state_kept(module):
+    with state_kept(module):
         kept = _Run()
         ticks, first = _trace_kept(module, forward, inputs, kept)
         dropping = _Run()

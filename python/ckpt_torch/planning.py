@@ -16,6 +16,7 @@ kept again (adjust.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -23,15 +24,15 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import torch
 
 from . import adjust, memory
-from .errors import PlanError
+from .errors import OverBudget, PlanError
 from .plans import apply_plan, op_plan
 
-__all__ = ["plan", "byte_size"]
+__all__ = ["plan", "byte_size", "Session", "session"]
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -89,6 +90,7 @@ class _CkptOpt:
         self.modules = modules
         self.microbatches = microbatches
         self.runs = 0
+        self._front: list[_Planned] | None = None
 
     def _run(self, *passes: str) -> None:
         self.runs += 1
@@ -121,7 +123,13 @@ class _CkptOpt:
 
     def front(self) -> list[_Planned]:
         """dp's Pareto front, fewest recompute FLOPs first, each plan for
-        the ops executor."""
+        the ops executor (made once)."""
+        if self._front is None:
+            self._front = self._sweep()
+        return [_Planned(p.plan, p.ckpt_peak, p.ckpt_flops)
+                for p in self._front]
+
+    def _sweep(self) -> list[_Planned]:
         path = os.path.join(self.directory, "front.json")
         self._run(*self._STEP, "--ckpt-sweep=strategy=dp torch-plans=1 "
                   f"output={path}")
@@ -214,10 +222,10 @@ def _fit(ckpt: _CkptOpt, trace: memory.StepTrace, strategy: str,
                 seen.append(repaired)
                 fitting.append(repaired)
     if not fitting:
-        lowest = min(seen, key=lambda p: p.predicted.peak)
-        raise PlanError(
+        lowest = min(seen, key=lambda p: p.predicted.peak).predicted.peak
+        raise OverBudget(
             f"no plan keeps PyTorch's peak within {limit} B: the lowest "
-            f"found is {lowest.predicted.peak} B; raise the budget")
+            f"found is {lowest} B; raise the budget", lowest)
     best = _cheapest(fitting)
     # Keep again what the budget still has room for.
     relaxed = _adjusted(best, adjust.relax(trace, best.dropped,
@@ -293,6 +301,78 @@ def plan(module: torch.nn.Module, example_inputs: Sequence[Any],
                         "regions")
     if modules and executor != "regions":
         raise PlanError("modules names the regions of executor='regions'")
+    with session(module, example_inputs, keep, ckpt_opt, executor, modules,
+                 microbatches_in_flight, autocast) as planning:
+        if executor == "ops" and budget is not None:
+            limit = byte_size(budget)
+            chosen, seen = planning.fit(strategy, limit)
+            if keep:
+                planning.write("search.json", _search_record(limit, seen))
+        else:
+            chosen = planning.ckpt.run(strategy, budget)
+        if keep:
+            planning.write("plan.json", chosen.plan)
+            if chosen.report is not None:
+                planning.write("report.json", [chosen.report])
+        return apply_plan(module, chosen.plan)
+
+
+class Session:
+    """What planning one module takes: its import (with PyTorch's op
+    calls), ckpt-opt on the imported step, and PyTorch's step traced (when
+    first needed) for the plans to fit PyTorch's bytes."""
+
+    def __init__(self, module: torch.nn.Module, inputs: tuple,
+                 importer: Any, ckpt: _CkptOpt, directory: str,
+                 autocast: torch.dtype | None, microbatches: int):
+        self.module = module
+        self.inputs = inputs
+        self.importer = importer
+        self.ckpt = ckpt
+        self.directory = directory
+        self.autocast = autocast
+        self.microbatches = microbatches
+        self._trace: memory.StepTrace | None = None
+
+    def trace(self) -> memory.StepTrace:
+        if self._trace is None:
+            def forward(*args: Any) -> Any:
+                with self.importer.autocast_context(self.autocast):
+                    return self.module(*args)
+            self._trace = memory.trace_step(self.module, self.inputs,
+                                            forward)
+        return self._trace
+
+    def fit(self, strategy: str, limit: int
+            ) -> tuple[_Planned, list[_Planned]]:
+        """The plan of `strategy` that fits `limit` of PyTorch's bytes
+        (see _fit), with what PyTorch will do under it in its `pytorch`
+        field; and every plan the search replayed."""
+        chosen, seen = _fit(self.ckpt, self.trace(), strategy, limit,
+                            self.microbatches)
+        chosen.plan["pytorch"] = {
+            "budget_bytes": limit,
+            "predicted_peak_bytes": chosen.predicted.peak,
+            "unplanned_peak_bytes": seen[0].predicted.peak,
+            "reruns": {str(call): count for call, count
+                       in sorted(chosen.predicted.reruns.items())},
+            "adjusted_storages": chosen.adjusted,
+            "ckpt_opt_runs": self.ckpt.runs}
+        return chosen, seen
+
+    def write(self, name: str, value: Any) -> None:
+        with open(os.path.join(self.directory, name), "w") as f:
+            json.dump(value, f, indent=2)
+
+
+@contextlib.contextmanager
+def session(module: torch.nn.Module, example_inputs: Sequence[Any],
+            keep: str | None, ckpt_opt: str | None, executor: str = "ops",
+            modules: Sequence[str] | None = None, microbatches: int = 1,
+            autocast: torch.dtype | None = None) -> Iterator[Session]:
+    """Imports `module` on `example_inputs` (raising PlanError when it
+    cannot) into `keep` (a directory; else a temporary one) and yields the
+    Session that plans it."""
     from . import importer
     inputs = tuple(example_inputs)
     try:
@@ -308,32 +388,6 @@ def plan(module: torch.nn.Module, example_inputs: Sequence[Any],
         with open(step, "w") as f:
             f.write(imported.text)
         ckpt = _CkptOpt(_ckpt_opt(ckpt_opt), step, directory, executor,
-                        modules, microbatches_in_flight)
-        if executor == "ops" and budget is not None:
-            def forward(*args: Any) -> Any:
-                with importer.autocast_context(autocast):
-                    return module(*args)
-            limit = byte_size(budget)
-            trace = memory.trace_step(module, inputs, forward)
-            chosen, seen = _fit(ckpt, trace, strategy, limit,
-                                microbatches_in_flight)
-            chosen.plan["pytorch"] = {
-                "budget_bytes": limit,
-                "predicted_peak_bytes": chosen.predicted.peak,
-                "unplanned_peak_bytes": seen[0].predicted.peak,
-                "reruns": {str(call): count for call, count
-                           in sorted(chosen.predicted.reruns.items())},
-                "adjusted_storages": chosen.adjusted,
-                "ckpt_opt_runs": ckpt.runs}
-            if keep:
-                with open(os.path.join(directory, "search.json"), "w") as f:
-                    json.dump(_search_record(limit, seen), f, indent=2)
-        else:
-            chosen = ckpt.run(strategy, budget)
-        if keep:
-            with open(os.path.join(directory, "plan.json"), "w") as f:
-                json.dump(chosen.plan, f, indent=2)
-            if chosen.report is not None:
-                with open(os.path.join(directory, "report.json"), "w") as f:
-                    json.dump([chosen.report], f, indent=2)
-        return apply_plan(module, chosen.plan)
+                        modules, microbatches)
+        yield Session(module, inputs, importer, ckpt, directory, autocast,
+                      microbatches)

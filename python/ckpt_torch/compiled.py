@@ -1,0 +1,183 @@
+"""`compile`: torch.compile with ckpt-opt's plan deciding what the
+partitioner saves and what backward recomputes.
+
+AOTAutograd traces the module's forward and backward as one joint graph and
+a partitioner splits it: what forward saves for backward, what backward
+computes again. Inductor's own partitioner (a min cut) saves what backward
+reads and recomputes only cheap, fusible ops, or meets
+`activation_memory_budget` with a knapsack of its runtime estimates. Here
+the plan ckpt_torch makes for the eager executor (planning.py) decides
+instead: each op call whose outputs the plan drops has its nodes in the
+joint graph (found by the ATen op they were traced from, in forward order)
+marked MUST_RECOMPUTE, and Inductor's partitioner does the rest (it still
+recomputes cheap ops on its own, and never recomputes a random one: a
+random node is never marked, so its values are saved, never drawn again).
+The compiled step's peak is measured, not predicted: Inductor fuses and
+frees on its own schedule. The plan is made again for fewer bytes while
+the compiled step holds more than the budget, and for more while it holds
+less with room to spare, a few compilations at most.
+"""
+
+from __future__ import annotations
+
+import difflib
+import operator
+from typing import Any, Sequence
+
+import torch
+from torch._functorch.partitioners import (is_rng_op,
+                                           min_cut_rematerialization_partition)
+from torch._inductor.custom_graph_pass import CustomPartitionerFn
+from torch.utils.checkpoint import CheckpointPolicy
+
+from . import memory, planning
+from .errors import OverBudget, PlanError
+
+__all__ = ["compile"]
+
+# Compilations the search may make, and the slack below the budget that
+# ends it: a looser plan would take another compilation to gain little.
+_MOST_COMPILES = 3
+_CLOSE_ENOUGH = 0.03
+
+
+class PlanPartitioner(CustomPartitionerFn):
+    """Inductor's partitioner with the joint graph's nodes of the dropped op
+    calls marked MUST_RECOMPUTE. `ops` are the eager forward's op calls
+    (by name) and `dropped` the numbers of those whose outputs the plan
+    drops. After a partition, `marked` counts the nodes it marked and
+    `matched` the op calls it found in the joint graph."""
+
+    def __init__(self, ops: Sequence[str], dropped: set[int]):
+        self.ops = list(ops)
+        self.dropped = dropped
+        self.marked = 0
+        self.matched = 0
+
+    def __call__(self, gm: torch.fx.GraphModule, joint_inputs: Sequence[Any],
+                 **kwargs: Any):
+        groups = _forward_groups(gm)
+        matcher = difflib.SequenceMatcher(
+            a=self.ops, b=[op for op, _ in groups], autojunk=False)
+        for block in matcher.get_matching_blocks():
+            self.matched += block.size
+            for offset in range(block.size):
+                if block.a + offset not in self.dropped:
+                    continue
+                for node in groups[block.b + offset][1]:
+                    # Neither a random node (it would draw again) nor the
+                    # part a getitem takes (its tuple may be impossible to
+                    # save or recompute; the partitioner places it).
+                    if not is_rng_op(node) and \
+                            node.target is not operator.getitem:
+                        node.meta["recompute"] = \
+                            CheckpointPolicy.MUST_RECOMPUTE
+                        self.marked += 1
+        return min_cut_rematerialization_partition(
+            gm, joint_inputs, **kwargs)
+
+    def uuid(self) -> Any:
+        # The marks depend on the plan: no cached graph may stand for them.
+        return None
+
+
+def _forward_groups(gm: torch.fx.GraphModule
+                    ) -> list[tuple[str, list[torch.fx.Node]]]:
+    """The joint graph's forward nodes, grouped by the ATen op call they
+    were traced from (its autograd sequence number and op), in order."""
+    groups: dict[tuple, tuple[str, list[torch.fx.Node]]] = {}
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or \
+                node.meta.get("partitioner_tag") != "is_forward":
+            continue
+        original = node.meta.get("original_aten")
+        if original is None:
+            continue
+        key = (node.meta.get("seq_nr"), str(original))
+        groups.setdefault(key, (str(original), []))[1].append(node)
+    return list(groups.values())
+
+
+def _measure(compiled: torch.nn.Module, module: torch.nn.Module,
+             inputs: tuple) -> int:
+    """The compiled step's peak (the allocator's highest total, what it
+    held before included), the first step compiling it; the module's
+    buffers, gradients and random generators are left as they were."""
+    def step() -> None:
+        module.zero_grad(set_to_none=True)
+        compiled(*inputs).backward()
+
+    with memory.state_kept(module):
+        step()
+        return memory.allocator_peak(step) + \
+            memory.held_before(module, inputs)
+
+
+def compile(module: torch.nn.Module, example_inputs: Sequence[Any],
+            budget: str | int | None = None, strategy: str = "auto",
+            ckpt_opt: str | None = None, keep: str | None = None,
+            **torch_compile_kwargs: Any) -> torch.nn.Module:
+    """`torch.compile(module, **torch_compile_kwargs)` with the plan for
+    `budget` (PyTorch's bytes, as `plan` takes them: the allocator's
+    highest total in one training step, parameters, inputs and gradients
+    included) deciding what the compiled step recomputes; the compiled
+    module trains `module`'s own parameters. The compiled step's peak is
+    measured on `example_inputs` (a step per compilation) and kept within
+    the budget; `plan_of` on the result gives the plan, with `compiled`:
+    its measured peak and the compilations tried. Without a budget, it is
+    torch.compile. Each try compiles the module's forward once more
+    (torch._dynamo.config.cache_size_limit counts them)."""
+    if budget is None:
+        return torch.compile(module, **torch_compile_kwargs)
+    limit = planning.byte_size(budget)
+    options = dict(torch_compile_kwargs.pop("options", None) or {})
+    if "custom_partitioner_fn" in options:
+        raise PlanError("ckpt_torch.compile sets the partitioner; leave "
+                        "custom_partitioner_fn out of options")
+    inputs = tuple(example_inputs)
+    tries: list[dict] = []
+    best = None
+    asked = limit
+    with planning.session(module, inputs, keep, ckpt_opt) as planning_:
+        for attempt in range(_MOST_COMPILES):
+            try:
+                planned, _ = planning_.fit(strategy, asked)
+            except OverBudget as error:
+                # Compiled steps hold less than eager ones: the lowest
+                # eager plan may still fit.
+                if best is not None or error.lowest <= asked:
+                    break
+                asked = error.lowest
+                planned, _ = planning_.fit(strategy, asked)
+            dropped = {call for call, _ in planned.plan["dropped"]}
+            partitioner = PlanPartitioner(planned.plan["ops"], dropped)
+            # Each try's partitioner makes its own backend: torch.compile's
+            # caches keep every try's code apart.
+            compiled = torch.compile(
+                module, **torch_compile_kwargs,
+                options={**options, "custom_partitioner_fn": partitioner})
+            peak = _measure(compiled, module, inputs)
+            tries.append({"eager_budget_bytes": asked,
+                          "measured_peak_bytes": peak,
+                          "marked_nodes": partitioner.marked,
+                          "matched_op_calls": partitioner.matched})
+            if peak <= limit:
+                best = (compiled, planned.plan, attempt)
+                if peak >= limit * (1 - _CLOSE_ENOUGH):
+                    break
+            elif best is not None:
+                break
+            # The next plan for the eager bytes the compiled step missed by.
+            asked += limit - peak
+        if best is None:
+            raise PlanError(
+                f"no plan keeps the compiled step's peak within {limit} B: "
+                f"the lowest measured is "
+                f"{min(t['measured_peak_bytes'] for t in tries)} B; raise "
+                "the budget")
+        if keep:
+            planning_.write("compiled.json", tries)
+    compiled, plan, _ = best
+    compiled._ckpt_torch_plan = {**plan, "compiled": {
+        "budget_bytes": limit, "tries": tries}}
+    return compiled
