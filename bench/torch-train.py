@@ -98,9 +98,10 @@ def step(module, inputs, seed=1):
 
 
 def measure(config, inputs):
-    """The step's peak above what the allocator held before it, and its
-    gradients."""
+    """The step's peak above what the allocator held before it (the
+    gradients freed, as a training loop frees them), and its gradients."""
     step(config.module, inputs)  # warm-up (and compilation)
+    config.module.zero_grad(set_to_none=True)
     config.peak = memory.allocator_peak(lambda: step(config.module, inputs))
     config.grads = [p.grad.detach().clone()
                     for p in config.module.parameters()]

@@ -13,9 +13,10 @@ marked MUST_RECOMPUTE, and Inductor's partitioner does the rest (it still
 recomputes cheap ops on its own, and never recomputes a random one: a
 random node is never marked, so its values are saved, never drawn again).
 The compiled step's peak is measured, not predicted: Inductor fuses and
-frees on its own schedule. The plan is made again for fewer bytes while
-the compiled step holds more than the budget, and for more while it holds
-less with room to spare, a few compilations at most.
+frees on its own schedule. Inductor's own partition is tried first; while
+the compiled step holds more than the budget, the plan is made again for
+fewer eager bytes, by as many as the compiled step missed by, a few
+compilations at most, and the first that fits is taken.
 """
 
 from __future__ import annotations
@@ -35,10 +36,10 @@ from .errors import OverBudget, PlanError
 
 __all__ = ["compile"]
 
-# Compilations the search may make, and the slack below the budget that
-# ends it: a looser plan would take another compilation to gain little.
+# Compilations the search may make.
 _MOST_COMPILES = 3
-_CLOSE_ENOUGH = 0.03
+# A budget no step reaches: the plan that drops nothing.
+_NOTHING = 1 << 62
 
 
 class PlanPartitioner(CustomPartitionerFn):
@@ -104,11 +105,12 @@ def _measure(compiled: torch.nn.Module, module: torch.nn.Module,
     held before included), the first step compiling it; the module's
     buffers, gradients and random generators are left as they were."""
     def step() -> None:
-        module.zero_grad(set_to_none=True)
         compiled(*inputs).backward()
 
     with memory.state_kept(module):
         step()
+        # Gradients freed before the step, as a training loop frees them.
+        module.zero_grad(set_to_none=True)
         return memory.allocator_peak(step) + \
             memory.held_before(module, inputs)
 
@@ -124,7 +126,8 @@ def compile(module: torch.nn.Module, example_inputs: Sequence[Any],
     module trains `module`'s own parameters. The compiled step's peak is
     measured on `example_inputs` (a step per compilation) and kept within
     the budget; `plan_of` on the result gives the plan, with `compiled`:
-    its measured peak and the compilations tried. Without a budget, it is
+    its measured peak and the compilations tried (the first is Inductor's
+    own partition, taken when it fits). Without a budget, it is
     torch.compile. Each try compiles the module's forward once more
     (torch._dynamo.config.cache_size_limit counts them)."""
     if budget is None:
@@ -137,37 +140,46 @@ def compile(module: torch.nn.Module, example_inputs: Sequence[Any],
     inputs = tuple(example_inputs)
     tries: list[dict] = []
     best = None
-    asked = limit
+
+    def attempt(plan: dict, asked: int | None) -> int:
+        """Compiles with `plan` and measures; returns the compiled peak."""
+        nonlocal best
+        dropped = {call for call, _ in plan["dropped"]}
+        partitioner = PlanPartitioner(plan["ops"], dropped)
+        # Each try's partitioner makes its own backend: torch.compile's
+        # caches keep every try's code apart.
+        compiled = torch.compile(
+            module, **torch_compile_kwargs,
+            options={**options, "custom_partitioner_fn": partitioner})
+        peak = _measure(compiled, module, inputs)
+        tries.append({"eager_budget_bytes": asked,
+                      "measured_peak_bytes": peak,
+                      "marked_nodes": partitioner.marked,
+                      "matched_op_calls": partitioner.matched})
+        if peak <= limit:
+            best = (compiled, plan)
+        return peak
+
     with planning.session(module, inputs, keep, ckpt_opt) as planning_:
-        for attempt in range(_MOST_COMPILES):
+        # Inductor's own partition first: within the budget, nothing is
+        # worth recomputing.
+        unplanned, _ = planning_.fit(strategy, _NOTHING)
+        peak = attempt(unplanned.plan, None)
+        # Compiled steps hold less than eager ones: plan for as many more
+        # eager bytes, then for as many more as the last try missed by.
+        asked = limit + unplanned.predicted.peak - peak
+        while best is None and len(tries) < _MOST_COMPILES:
             try:
                 planned, _ = planning_.fit(strategy, asked)
             except OverBudget as error:
-                # Compiled steps hold less than eager ones: the lowest
-                # eager plan may still fit.
-                if best is not None or error.lowest <= asked:
+                # The lowest plan tried already, nothing lower to try.
+                if error.lowest <= asked or any(
+                        t["eager_budget_bytes"] == error.lowest
+                        for t in tries):
                     break
                 asked = error.lowest
                 planned, _ = planning_.fit(strategy, asked)
-            dropped = {call for call, _ in planned.plan["dropped"]}
-            partitioner = PlanPartitioner(planned.plan["ops"], dropped)
-            # Each try's partitioner makes its own backend: torch.compile's
-            # caches keep every try's code apart.
-            compiled = torch.compile(
-                module, **torch_compile_kwargs,
-                options={**options, "custom_partitioner_fn": partitioner})
-            peak = _measure(compiled, module, inputs)
-            tries.append({"eager_budget_bytes": asked,
-                          "measured_peak_bytes": peak,
-                          "marked_nodes": partitioner.marked,
-                          "matched_op_calls": partitioner.matched})
-            if peak <= limit:
-                best = (compiled, planned.plan, attempt)
-                if peak >= limit * (1 - _CLOSE_ENOUGH):
-                    break
-            elif best is not None:
-                break
-            # The next plan for the eager bytes the compiled step missed by.
+            peak = attempt(planned.plan, asked)
             asked += limit - peak
         if best is None:
             raise PlanError(
@@ -177,7 +189,7 @@ def compile(module: torch.nn.Module, example_inputs: Sequence[Any],
                 "the budget")
         if keep:
             planning_.write("compiled.json", tries)
-    compiled, plan, _ = best
+    compiled, plan = best
     compiled._ckpt_torch_plan = {**plan, "compiled": {
         "budget_bytes": limit, "tries": tries}}
     return compiled

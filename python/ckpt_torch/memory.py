@@ -1,9 +1,10 @@
 """PyTorch's own bytes: the peak of a training step under an op-level plan.
 
-`trace_step` runs the module's training step once keeping every saved tensor,
-under PyTorch's profiler with each forward op call and each read of a saved
-tensor marked, and its forward once more dropping every saved tensor the
-executor could drop, which shows when each would die without autograd.
+`trace_step` runs the module's training step once to warm it, then once
+keeping every saved tensor, under PyTorch's profiler with each forward op
+call and each read of a saved tensor marked, and its forward once more
+dropping every saved tensor the executor could drop, which shows when each
+would die without autograd.
 `StepTrace.peak(dropped)` then replays the first run as the executor runs a
 plan: dropped tensors freed where forward lets go of them, kept ones held
 for the reruns that read them, and each rerun's allocations (the op's own,
@@ -525,6 +526,10 @@ def trace_step(module: torch.nn.Module, inputs: Sequence[Any],
     gradients and the random generators are left as they were."""
     forward = forward or module
     with state_kept(module):
+        # A first step fills what a module caches on its first call (masks,
+        # rotary tables), which the steps a plan is for find made.
+        module.zero_grad(set_to_none=True)
+        forward(*inputs).backward()
         kept = _Run()
         ticks, first = _trace_kept(module, forward, inputs, kept)
         dropping = _Run()
