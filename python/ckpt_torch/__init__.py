@@ -15,9 +15,10 @@ submodule calls (regions.py): PyTorch reruns each region from its start.
 A module whose op calls differ from the plan's stops with a PlanMismatch
 naming the first difference.
 
-Put the repository's python/ directory on sys.path to import it; it needs
-PyTorch 2.5 or later, and `plan` needs ckpt-opt (the CKPT_OPT environment
-variable, else PATH, else the repository's build/bin/).
+The setup installs it into the project's .venv (`pip install ./python`
+elsewhere); it needs PyTorch 2.9 or later, and `plan` needs ckpt-opt (the
+CKPT_OPT environment variable, else PATH, else the repository's
+build/bin/).
 """
 
 from .compiled import compile

@@ -15,8 +15,11 @@ random node is never marked, so its values are saved, never drawn again).
 The compiled step's peak is measured, not predicted: Inductor fuses and
 frees on its own schedule. Inductor's own partition is tried first; while
 the compiled step holds more than the budget, the plan is made again for
-fewer eager bytes, by as many as the compiled step missed by, a few
-compilations at most, and the first that fits is taken.
+fewer eager bytes, as many as a secant through the last two tries (eager
+peak predicted, compiled peak measured) says the compiled step needs; once
+one fits with room to spare, a plan between it and the closest that did
+not; a few compilations at most, the fitting one that holds most taken
+(it recomputes least).
 """
 
 from __future__ import annotations
@@ -36,8 +39,10 @@ from .errors import OverBudget, PlanError
 
 __all__ = ["compile"]
 
-# Compilations the search may make.
-_MOST_COMPILES = 3
+# Compilations the search may make (Inductor's own partition included),
+# and the slack below the budget that ends it once a plan fits.
+_MOST_COMPILES = 4
+_CLOSE_ENOUGH = 0.03
 # A budget no step reaches: the plan that drops nothing.
 _NOTHING = 1 << 62
 
@@ -156,40 +161,60 @@ def compile(module: torch.nn.Module, example_inputs: Sequence[Any],
                       "measured_peak_bytes": peak,
                       "marked_nodes": partitioner.marked,
                       "matched_op_calls": partitioner.matched})
-        if peak <= limit:
-            best = (compiled, plan)
+        if peak <= limit and (best is None or peak > best[2]):
+            best = (compiled, plan, peak)
         return peak
 
     with planning.session(module, inputs, keep, ckpt_opt) as planning_:
         # Inductor's own partition first: within the budget, nothing is
         # worth recomputing.
         unplanned, _ = planning_.fit(strategy, _NOTHING)
-        peak = attempt(unplanned.plan, None)
-        # Compiled steps hold less than eager ones: plan for as many more
-        # eager bytes, then for as many more as the last try missed by.
-        asked = limit + unplanned.predicted.peak - peak
-        while best is None and len(tries) < _MOST_COMPILES:
+        # (eager peak predicted, compiled peak measured) of each try.
+        points = [(unplanned.predicted.peak,
+                   attempt(unplanned.plan, None))]
+        # Until a secant is known, the compiled step's activations taken
+        # to shrink as the eager step's do.
+        before = memory.held_before(module, inputs)
+        slope = (points[0][1] - before) / max(points[0][0] - before, 1)
+        while points[0][1] > limit and len(tries) < _MOST_COMPILES:
+            fitting = [p for p in points if p[1] <= limit]
+            if fitting:
+                # A plan fits: one between it and the closest that does not
+                # may fit with less recomputed.
+                fit = max(fitting, key=lambda p: p[1])
+                if fit[1] >= limit * (1 - _CLOSE_ENOUGH):
+                    break
+                above = min((p for p in points if p[1] > limit),
+                            key=lambda p: p[0])
+                asked = (fit[0] + above[0]) // 2
+            else:
+                eager, measured = points[-1]
+                asked = int(eager - (measured - limit) / slope)
             try:
                 planned, _ = planning_.fit(strategy, asked)
             except OverBudget as error:
                 # The lowest plan tried already, nothing lower to try.
-                if error.lowest <= asked or any(
-                        t["eager_budget_bytes"] == error.lowest
-                        for t in tries):
+                if error.lowest <= asked or error.lowest >= points[-1][0]:
                     break
                 asked = error.lowest
                 planned, _ = planning_.fit(strategy, asked)
-            peak = attempt(planned.plan, asked)
-            asked += limit - peak
+            if any(p[0] == planned.predicted.peak for p in points):
+                break  # a plan tried already
+            points.append((planned.predicted.peak,
+                           attempt(planned.plan, asked)))
+            (e1, c1), (e2, c2) = points[-2:]
+            # Where the last plan gained nothing, ask for much less.
+            slope = min((c1 - c2) / abs(e1 - e2), 1.0) \
+                if e1 != e2 and c1 > c2 else slope / 2
+        if keep:
+            planning_.write("compiled.json", tries)
         if best is None:
             raise PlanError(
                 f"no plan keeps the compiled step's peak within {limit} B: "
                 f"the lowest measured is "
                 f"{min(t['measured_peak_bytes'] for t in tries)} B; raise "
                 "the budget")
-        if keep:
-            planning_.write("compiled.json", tries)
-    compiled, plan = best
+    compiled, plan, _ = best
     compiled._ckpt_torch_plan = {**plan, "compiled": {
         "budget_bytes": limit, "tries": tries}}
     return compiled
