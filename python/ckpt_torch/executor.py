@@ -26,7 +26,8 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 from .errors import PlanError, PlanMismatch
 
 __all__ = ["OpPlan", "ExecutorStats", "PlannedForward", "run_forward",
-           "is_random", "geometry", "chain_of", "still_needed"]
+           "is_random", "geometry", "chain_of", "still_needed",
+           "scratch_by_call"]
 
 
 def is_random(func: torch._ops.OpOverload) -> bool:
@@ -45,10 +46,14 @@ def geometry(tensor: torch.Tensor) -> tuple:
 @dataclass(frozen=True)
 class OpPlan:
     """What the executor needs of a plan: the op of each forward call, in
-    order, and the outputs (call, output) whose tensors the plan drops."""
+    order, the outputs (call, output) whose tensors the plan drops, and
+    the (call, tensor argument) that a rerun of the call writes a scratch
+    copy of (it writes them, and none of its outputs reads them: a batch
+    norm's running statistics)."""
 
     ops: tuple[str, ...]
     dropped: frozenset[tuple[int, int]]
+    scratch: frozenset[tuple[int, int]] = frozenset()
 
     def dropped_outputs(self) -> list[tuple[int, ...]]:
         """Per op call, the outputs it drops."""
@@ -56,6 +61,16 @@ class OpPlan:
         for call, output in sorted(self.dropped):
             per_call[call].append(output)
         return [tuple(d) for d in per_call]
+
+
+def scratch_by_call(scratch: Iterable[tuple[int, int]]
+                    ) -> dict[int, tuple[int, ...]]:
+    """(call, tensor argument) pairs as, per op call with any, its tensor
+    arguments a rerun writes a scratch copy of."""
+    per_call: dict[int, list[int]] = {}
+    for call, argument in sorted(scratch):
+        per_call.setdefault(call, []).append(argument)
+    return {call: tuple(a) for call, a in per_call.items()}
 
 
 @dataclass
@@ -79,17 +94,21 @@ class _Record:
     while one needs them."""
 
     __slots__ = ("call", "func", "spec", "leaves", "kwargs", "writes",
-                 "parents", "versions", "rng", "users", "cache", "stats")
+                 "scratch", "parents", "versions", "rng", "users", "cache",
+                 "stats")
 
     def __init__(self, call: int, func: Callable[..., Any], spec: Any,
                  leaves: list, kwargs: dict, writes: tuple[int, ...],
-                 rng: Any, stats: ExecutorStats):
+                 rng: Any, stats: ExecutorStats,
+                 scratch: tuple[int, ...] = ()):
         self.call = call
         self.func = func
         self.spec = spec
         self.leaves = leaves
         self.kwargs = kwargs
         self.writes = writes  # positions of the leaves it writes in place
+        # positions of the kept leaves its rerun writes scratch copies of
+        self.scratch = scratch
         found: dict[int, _Record] = {}
         for leaf in leaves:
             if type(leaf) is _Output:
@@ -120,6 +139,8 @@ class _Record:
         for position in self.writes:
             if shared(self.leaves[position].record):
                 leaves[position] = leaves[position].clone()
+        for position in self.scratch:
+            leaves[position] = torch.empty_like(leaves[position])
         with _replayed(self.rng):
             if self.spec is None:
                 result = self.func(*leaves, **self.kwargs)
@@ -387,11 +408,13 @@ class _Forward(TorchDispatchMode):
     the calls whose outputs the plan drops, and packs saved tensors."""
 
     def __init__(self, ops: list, dropped: Sequence[tuple[int, ...]],
-                 stats: ExecutorStats, checking: bool = True):
+                 stats: ExecutorStats, checking: bool = True,
+                 scratch: dict[int, tuple[int, ...]] | None = None):
         super().__init__()
         self.checking = checking
         self.ops = ops
         self.dropped = dropped
+        self.scratch = scratch or {}
         self.stats = stats
         self.position = 0
         # geometry -> the dropped output a live tensor of that geometry is;
@@ -461,8 +484,11 @@ class _Forward(TorchDispatchMode):
                 "keeps, and drops what it makes: a plan drops whole "
                 "storages; make the plan again")
         result = func(*args, **kwargs)
+        tensors = [i for i, leaf in enumerate(given)
+                   if isinstance(leaf, torch.Tensor)]
         record = _Record(call, func, spec, leaves, {} if nested else kwargs,
-                         writes, rng, self.stats)
+                         writes, rng, self.stats,
+                         tuple(tensors[a] for a in self.scratch.get(call, ())))
         self.remember(record, result, dropped)
         return result
 
@@ -523,16 +549,18 @@ def _unpack(packed: Any) -> torch.Tensor:
 
 def run_forward(forward: Callable[..., Any], ops: list,
                 dropped: Sequence[tuple[int, ...]], args: tuple,
-                kwargs: dict, checking: bool = True
+                kwargs: dict, checking: bool = True,
+                scratch: dict[int, tuple[int, ...]] | None = None
                 ) -> tuple[Any, ExecutorStats]:
     """Runs `forward(*args, **kwargs)` under a plan: `ops` its op calls (by
     name, or the op once met: _Forward.check), `dropped` its per-call
-    dropped outputs; returns its result and the statistics that its
-    backward fills in. `checking` checks that the plan drops whole storages
-    (what views and writes what does not change from one forward to the
-    next: once is enough)."""
+    dropped outputs, `scratch` the tensor arguments per call that a rerun
+    writes scratch copies of; returns its result and the statistics that
+    its backward fills in. `checking` checks that the plan drops whole
+    storages (what views and writes what does not change from one forward
+    to the next: once is enough)."""
     stats = ExecutorStats({})
-    mode = _Forward(ops, dropped, stats, checking)
+    mode = _Forward(ops, dropped, stats, checking, scratch)
     with torch.autograd.graph.saved_tensors_hooks(mode.pack, _unpack):
         with mode:
             result = forward(*args, **kwargs)
@@ -551,6 +579,7 @@ class PlannedForward:
         self.plan = plan
         self.ops: list = list(plan.ops)
         self.dropped = plan.dropped_outputs()
+        self.scratch = scratch_by_call(plan.scratch)
         self.stats: ExecutorStats | None = None
         self.checked = False
 
@@ -559,6 +588,6 @@ class PlannedForward:
             return self.forward(*args, **kwargs)
         result, self.stats = run_forward(self.forward, self.ops,
                                          self.dropped, args, kwargs,
-                                         checking=not self.checked)
+                                         not self.checked, self.scratch)
         self.checked = True
         return result

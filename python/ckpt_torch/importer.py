@@ -32,7 +32,7 @@ import torch
 import torch.fx
 import torch.utils.checkpoint
 
-from .executor import SHAPE_ONLY
+from .executor import SHAPE_ONLY, is_random
 
 __all__ = ["ImportFailure", "TorchImport", "import_module", "load_model",
            "main"]
@@ -271,6 +271,43 @@ def _fingerprint(tensor):
     return (tuple(tensor.shape), str(tensor.dtype), digest)
 
 
+def _writes_state_only(func, args, kwargs, result, written):
+    """Whether the call's outputs read nothing of what it writes (the
+    tensors whose ids are in `written`): it runs again with those tensors
+    scrambled (NaN, or every bit flipped), and its outputs must come out
+    bit for bit the same. A random op, or one whose output is what it
+    writes, never does."""
+    from torch.utils._pytree import tree_leaves, tree_map
+    if is_random(func):
+        return False
+    outputs = [value for value in tree_leaves(result)
+               if isinstance(value, torch.Tensor)]
+    targets = {value.untyped_storage().data_ptr()
+               for value in tree_leaves((args, kwargs))
+               if isinstance(value, torch.Tensor) and id(value) in written}
+    if any(out.untyped_storage().data_ptr() in targets for out in outputs):
+        return False
+
+    def scrambled(value):
+        if not isinstance(value, torch.Tensor) or id(value) not in written:
+            return value
+        if value.dtype.is_floating_point or value.dtype.is_complex:
+            return torch.full_like(value, float("nan"))
+        return value.logical_not() if value.dtype == torch.bool \
+            else value.bitwise_not()
+
+    trial_args, trial_kwargs = tree_map(scrambled, (args, kwargs or {}))
+    again = [value for value in tree_leaves(func(*trial_args, **trial_kwargs))
+             if isinstance(value, torch.Tensor)]
+    return len(again) == len(outputs) and all(
+        torch.equal(_bits(a), _bits(b)) for a, b in zip(again, outputs))
+
+
+def _bits(tensor):
+    """A copy of the tensor's elements as bytes, to compare bit for bit."""
+    return tensor.detach().contiguous().reshape(-1).view(torch.uint8).clone()
+
+
 class _Storages:
     """Numbers the storages a recorded run touches, with their bytes and
     whether the run made them (activations) or found them (parameters,
@@ -321,6 +358,9 @@ class PyTorchCalls:
         self.modules = modules = []  # [path, parent, first, end, inputs]
         self.packs = packs = []  # (module call, storage)
         writes = []  # (call, storage) for each argument an op writes
+        # (call, tensor argument) written where no output reads its old
+        # values (running statistics): a rerun writes a scratch copy
+        self.scratch = scratch = []
         self.reads = reads = []  # per call: its tensor arguments' storages
         # calls whose rerun may not repeat their bits (atomic accumulation)
         self.nondeterministic = nondeterministic = []
@@ -345,18 +385,34 @@ class PyTorchCalls:
 
         class Recording(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                result = func(*args, **(kwargs or {}))
                 if func in ignored:
-                    return result
+                    return func(*args, **(kwargs or {}))
                 given = dict(zip((a.name for a in func._schema.arguments),
                                  args))
                 given.update(kwargs or {})
-                for argument in func._schema.arguments:
-                    value = given.get(argument.name)
-                    if argument.alias_info is not None and \
-                            argument.alias_info.is_write and \
-                            isinstance(value, torch.Tensor):
-                        writes.append((len(calls), storages.number(value)))
+                annotated = {id(given.get(a.name))
+                             for a in func._schema.arguments
+                             if a.alias_info is not None
+                             and a.alias_info.is_write}
+                # Some ops write arguments their schema does not say they
+                # write (native_batch_norm its running statistics): their
+                # bits are compared across the call.
+                tensors = {id(value): value
+                           for value in tree_leaves((args, kwargs))
+                           if isinstance(value, torch.Tensor)}
+                before = {key: _bits(value)
+                          for key, value in tensors.items()
+                          if key not in annotated}
+                result = func(*args, **(kwargs or {}))
+                written = {key for key, value in tensors.items()
+                           if key in annotated
+                           or not torch.equal(before[key], _bits(value))}
+                for key in written:
+                    writes.append((len(calls), storages.number(tensors[key])))
+                if written and _writes_state_only(func, args, kwargs, result,
+                                                  written):
+                    scratch.extend((len(calls), ordinal) for ordinal, key
+                                   in enumerate(tensors) if key in written)
                 if torch.Tag.nondeterministic_bitwise in func.tags:
                     nondeterministic.append(len(calls))
                 # A SHAPE_ONLY op's rerun reads no argument.
@@ -447,6 +503,7 @@ class PyTorchCalls:
             f"  packs = {ints([i for pack in self.packs for i in pack])},\n"
             f"  writes = {ints([i for w in self.writes for i in w])},\n"
             f"  nondeterministic = {ints(self.nondeterministic)},\n"
+            f"  scratch = {ints([i for s in self.scratch for i in s])},\n"
             f"  values = {{\n    {named}}}}}")
 
 

@@ -59,6 +59,8 @@ class _Call:
     superseded: list[int | None] = field(default_factory=list)
     # (flat argument, bytes) of each tensor it writes in place
     writes: tuple[tuple[int, int], ...] = ()
+    # bytes of each scratch copy its rerun writes (executor.OpPlan.scratch)
+    scratch: tuple[int, ...] = ()
     start: int = 0  # ticks of the first run
     end: int = 0
     duration_ns: int = 0  # in the first run, under the profiler
@@ -308,8 +310,12 @@ class _Replay:
                         sizes[instance] = size
                 if facts.random:
                     self.add(tick, trace.rng_bytes)
+                for size in facts.scratch:
+                    self.add(tick, size)
                 for size in facts.deltas:
                     self.add(tick, size)
+                for size in facts.scratch:
+                    self.add(tick, -size)
                 if facts.random:
                     self.add(tick, -trace.rng_bytes)
                 for storage in facts.made:
@@ -378,13 +384,14 @@ class _TracedForward(executor._Forward):
     """The executor's forward, with each op call marked in the profiler and
     what it reads and makes recorded."""
 
-    def __init__(self, run: _Run, ops: Sequence[str] | None = None,
+    def __init__(self, run: _Run, scratch: dict[int, tuple[int, ...]],
+                 ops: Sequence[str] | None = None,
                  dropped: Sequence[tuple[int, ...]] = ()):
         # Without ops, it learns them and drops nothing. With them, it drops
         # what it is told to, whole storages or not.
         self.learning = ops is None
         super().__init__(list(ops or ()), dropped,
-                         executor.ExecutorStats({}), checking=False)
+                         executor.ExecutorStats({}), False, scratch)
         self.record = run
         self.producers: dict[tuple, Output] = {}
 
@@ -422,9 +429,12 @@ class _TracedForward(executor._Forward):
                 addresses.append(output.untyped_storage().data_ptr())
             else:
                 addresses.append(0)
+        tensors = [leaf for leaf in given if isinstance(leaf, torch.Tensor)]
         self.record.calls.append(_Call(
             str(func), executor.is_random(func), leaves,
-            superseded=[None] * len(outputs), writes=writes))
+            superseded=[None] * len(outputs), writes=writes,
+            scratch=tuple(tensors[a].nbytes
+                          for a in self.scratch.get(call, ()))))
         self.record.addresses.append(tuple(addresses))
         return result
 
@@ -520,10 +530,13 @@ def held_before(module: torch.nn.Module, inputs: Sequence[Any]) -> int:
 
 
 def trace_step(module: torch.nn.Module, inputs: Sequence[Any],
-               forward: Callable[..., Any] | None = None) -> StepTrace:
+               forward: Callable[..., Any] | None = None,
+               scratch: dict[int, tuple[int, ...]] | None = None
+               ) -> StepTrace:
     """Traces one training step of `module` on `inputs` (its forward
-    returns the loss): see the module's docstring. The module's buffers,
-    gradients and the random generators are left as they were."""
+    returns the loss): see the module's docstring. `scratch` is the plans'
+    (executor.scratch_by_call). The module's buffers, gradients
+    and the random generators are left as they were."""
     forward = forward or module
     with state_kept(module):
         # A first step fills what a module caches on its first call (masks,
@@ -531,15 +544,17 @@ def trace_step(module: torch.nn.Module, inputs: Sequence[Any],
         module.zero_grad(set_to_none=True)
         forward(*inputs).backward()
         kept = _Run()
-        ticks, first = _trace_kept(module, forward, inputs, kept)
+        ticks, first = _trace_kept(module, forward, inputs, kept,
+                                   scratch or {})
         dropping = _Run()
-        deaths = _trace_dropping(module, forward, inputs, kept, dropping)
+        deaths = _trace_dropping(module, forward, inputs, kept, dropping,
+                                 scratch or {})
     return _assemble(module, inputs, kept, dropping, ticks, first, deaths)
 
 
-def _trace_kept(module, forward, inputs, run):
+def _trace_kept(module, forward, inputs, run, scratch):
     module.zero_grad(set_to_none=True)
-    mode = _TracedForward(run)
+    mode = _TracedForward(run, scratch)
     with profile(activities=_activities(module), profile_memory=True) as p:
         with record_function(_FORWARD):
             with torch.autograd.graph.saved_tensors_hooks(mode.pack,
@@ -551,13 +566,13 @@ def _trace_kept(module, forward, inputs, run):
     return _events(p), run
 
 
-def _trace_dropping(module, forward, inputs, kept, run):
+def _trace_dropping(module, forward, inputs, kept, run, scratch):
     """The forward alone, dropping every tensor it makes: when forward lets
     go of each saved tensor. Returns the events."""
     ops = tuple(c.op for c in kept.calls)
     dropped = [tuple(o for o, a in enumerate(addresses) if a)
                for addresses in kept.addresses]
-    mode = _TracedForward(run, ops, dropped)
+    mode = _TracedForward(run, scratch, ops, dropped)
     with profile(activities=_activities(module), profile_memory=True) as p:
         with record_function(_FORWARD):
             with torch.autograd.graph.saved_tensors_hooks(mode.pack,

@@ -28,7 +28,7 @@ from typing import Any, Iterator, Sequence
 
 import torch
 
-from . import adjust, memory
+from . import adjust, executor, memory
 from .errors import OverBudget, PlanError
 from .plans import apply_plan, op_plan
 
@@ -324,8 +324,10 @@ class Session:
 
     def __init__(self, module: torch.nn.Module, inputs: tuple,
                  importer: Any, ckpt: _CkptOpt, directory: str,
-                 autocast: torch.dtype | None, microbatches: int):
+                 autocast: torch.dtype | None, microbatches: int,
+                 scratch: frozenset[tuple[int, int]]):
         self.module = module
+        self.scratch = scratch  # every plan's (executor.OpPlan.scratch)
         self.inputs = inputs
         self.importer = importer
         self.ckpt = ckpt
@@ -339,8 +341,9 @@ class Session:
             def forward(*args: Any) -> Any:
                 with self.importer.autocast_context(self.autocast):
                     return self.module(*args)
-            self._trace = memory.trace_step(self.module, self.inputs,
-                                            forward)
+            self._trace = memory.trace_step(
+                self.module, self.inputs, forward,
+                executor.scratch_by_call(self.scratch))
         return self._trace
 
     def fit(self, strategy: str, limit: int
@@ -390,4 +393,4 @@ def session(module: torch.nn.Module, example_inputs: Sequence[Any],
         ckpt = _CkptOpt(_ckpt_opt(ckpt_opt), step, directory, executor,
                         modules, microbatches)
         yield Session(module, inputs, importer, ckpt, directory, autocast,
-                      microbatches)
+                      microbatches, frozenset(imported.calls.scratch))

@@ -57,14 +57,18 @@ def load_plan(plan: str | dict) -> dict:
 
 
 def op_plan(plan: dict) -> executor.OpPlan:
-    """An ops plan's op calls and dropped outputs, as the executor takes
-    them."""
+    """An ops plan's op calls, dropped outputs and scratch arguments, as
+    the executor takes them."""
     ops = tuple(plan["ops"])
     dropped = frozenset((int(c), int(o)) for c, o in plan["dropped"])
+    scratch = frozenset((int(c), int(a)) for c, a in plan.get("scratch", []))
     if any(not 0 <= c < len(ops) for c, _ in dropped):
         raise PlanError("the plan drops outputs of op calls it does not "
                         "have")
-    return executor.OpPlan(ops, dropped)
+    if any(not 0 <= c < len(ops) for c, _ in scratch):
+        raise PlanError("the plan's scratch arguments name op calls it "
+                        "does not have")
+    return executor.OpPlan(ops, dropped, scratch)
 
 
 def apply_plan(module: torch.nn.Module, plan: str | dict) -> torch.nn.Module:

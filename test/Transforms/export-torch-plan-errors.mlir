@@ -183,3 +183,17 @@ func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
   return %l : tensor<f32>
 }
 }
+
+// -----
+
+// expected-error @below {{'ckpt.torch_calls': 'scratch' needs (op call, tensor argument) pairs}}
+module attributes {ckpt.torch_calls = {
+  function = "f", ops = ["aten.sum.default"], outputs = [array<i64: 1>],
+  reads = [array<i64: 0>], storage_bytes = array<i64: 16, 4>,
+  found_storages = array<i64: 0>, modules = [], packs = array<i64>,
+  writes = array<i64>, scratch = array<i64: 0, 1>, values = {}}} {
+func.func @f(%w: tensor<4xf32> {ckpt.param}) -> tensor<f32> {
+  %l = ckpt.reduce_sum %w : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+}

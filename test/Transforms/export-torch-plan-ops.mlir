@@ -13,6 +13,12 @@
 // output, fixed.
 // RUN: sed 's/writes = array<i64>/writes = array<i64: 3, 2>/' %S/Inputs/torch-calls-two-blocks.mlir > %t.found.mlir
 // RUN: ckpt-opt %t.found.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan -o /dev/null | FileCheck %s --check-prefixes=NONE,FOUND
+// Unless none of the call's outputs reads what it writes there (the import
+// found so; batch norm's outputs do not read its running statistics): its
+// rerun writes a scratch copy of that argument, listed in `scratch`, and
+// the plan is sqrt's. mm1 writing w1, its second tensor argument:
+// RUN: sed 's/writes = array<i64>/writes = array<i64: 2, 2>, scratch = array<i64: 2, 1>/' %S/Inputs/torch-calls-two-blocks.mlir > %t.scratch.mlir
+// RUN: ckpt-opt %t.scratch.mlir --ckpt-pipeline=strategy=sqrt --ckpt-export-torch-plan -o /dev/null | FileCheck %s --check-prefix=SCRATCH
 // A rerun of mm1 would read tanh0, kept, after the sum wrote it in place:
 // mm1 is kept, and tanh1 comes back from it.
 // RUN: sed 's/writes = array<i64>/writes = array<i64: 4, 4>/' %S/Inputs/torch-calls-two-blocks.mlir > %t.written.mlir
@@ -47,6 +53,7 @@
 // The SHA-256 of the op names joined with newlines.
 // SQRT-NEXT: "ops_sha256": "be4bf262d970a6ae1bdc45330a7a232da1d5ebd305641e69a403f97bd6b93434",
 // SQRT-NEXT: "plan": "sqrt",
+// SQRT-NEXT: "scratch": [],
 // SQRT-NEXT: "step": "two_blocks_train",
 // SQRT-NEXT: "version": 2
 
@@ -57,6 +64,23 @@
 // FOUND-NEXT:     0
 // FOUND-NEXT:   ]
 // FOUND-NEXT: ],
+// SCRATCH:      "dropped": [
+// SCRATCH-NEXT:   [
+// SCRATCH-NEXT:     2,
+// SCRATCH-NEXT:     0
+// SCRATCH-NEXT:   ],
+// SCRATCH-NEXT:   [
+// SCRATCH-NEXT:     3,
+// SCRATCH-NEXT:     0
+// SCRATCH-NEXT:   ]
+// SCRATCH-NEXT: ],
+// SCRATCH:      "fixed": [],
+// SCRATCH:      "scratch": [
+// SCRATCH-NEXT:   [
+// SCRATCH-NEXT:     2,
+// SCRATCH-NEXT:     1
+// SCRATCH-NEXT:   ]
+// SCRATCH-NEXT: ],
 // WRITTEN:      "dropped": [
 // WRITTEN-NEXT:   [
 // WRITTEN-NEXT:     3,

@@ -2,12 +2,13 @@
 runs them op call by op call, checked against PyTorch without them.
 
   executor_checks.py MODEL [--budget-fraction F] [--strategy S]
-                     [--dropout P] [--autocast bf16]
+                     [--dropout P] [--autocast bf16] [--batch N]
       plans MODEL's step with ckpt_torch.plan within F times the peak
       PyTorch's allocator reaches in the step without a plan (the
       parameters and inputs included), runs one training step with and
-      without the plan under the same seed, and checks that the loss and
-      every gradient are bit-identical; that the peak the allocator reaches
+      without the plan under the same seed, and checks that the loss,
+      every gradient and every buffer (batch norm's running statistics)
+      are bit-identical; that the peak the allocator reaches
       is the plan's prediction, to the byte, and within the budget; and
       that backward reran each op call as many times as predicted, and only
       calls whose outputs the plan drops. Exits 1 on a failed check.
@@ -34,8 +35,9 @@ from ckpt_torch import memory
 
 
 def train_step(model, inputs, autocast=None):
-    """The loss and gradients of one step (seeded), and the highest total
-    PyTorch's allocator reaches in it, what it held before included."""
+    """The loss, gradients and buffers after one step (seeded), and the
+    highest total PyTorch's allocator reaches in it, what it held before
+    included."""
     found = {}
 
     def step():
@@ -48,12 +50,14 @@ def train_step(model, inputs, autocast=None):
     # Gradients freed before the step, as a training loop frees them.
     model.zero_grad(set_to_none=True)
     peak = memory.allocator_peak(step) + memory.held_before(model, inputs)
-    return found["loss"], [p.grad for p in model.parameters()], peak
+    return found["loss"], [p.grad for p in model.parameters()] + \
+        list(model.buffers()), peak
 
 
 def check(options):
     autocast = ckpt_import_torch._AUTOCAST_DTYPES.get(options.autocast)
-    model, inputs = sac_checks.build(options.model, options.dropout, 2)
+    model, inputs = sac_checks.build(options.model, options.dropout,
+                                     options.batch)
     reference = copy.deepcopy(model)
     loss, gradients, unplanned = train_step(reference, inputs, autocast)
     budget = int(unplanned * options.budget_fraction)
@@ -71,7 +75,9 @@ def check(options):
     print(f"{options.model}: plan {plan.get('plan')}, "
           f"{len(plan['dropped'])} outputs of {len(dropping)} op calls "
           f"dropped, {predicted['adjusted_storages']} storages adjusted")
-    print(f"loss and {len(gradients)} gradients: "
+    buffers = len(list(model.buffers()))
+    print(f"loss, {len(gradients) - buffers} gradients and {buffers} "
+          "buffers: "
           f"{'bit-identical' if same else 'DIFFERENT'}")
     print(f"peak: {peak} B measured, {predicted['predicted_peak_bytes']} B "
           f"predicted, budget {budget} B, {unplanned} B without the plan")
@@ -83,6 +89,9 @@ def check(options):
     print(f"reruns: {sum(reruns.values())} of {len(reruns)} op calls, "
           f"{'as predicted' if as_predicted else 'NOT as predicted'}, "
           f"{'each dropping outputs' if only_dropped else 'SOME KEEPING'}")
+    scratch = {str(call) for call, _ in plan["scratch"]}
+    print(f"reruns writing scratch copies: "
+          f"{sum(n for call, n in reruns.items() if call in scratch)}")
     return 0 if same and exact and peak <= budget and as_predicted and \
         only_dropped and reruns else 1
 
@@ -148,6 +157,7 @@ def main():
     parser.add_argument("--strategy", default="auto")
     parser.add_argument("--dropout", type=float, default=0.0)
     parser.add_argument("--autocast", choices=["bf16", "f16"])
+    parser.add_argument("--batch", type=int, default=2)
     parser.add_argument("--ddp", action="store_true")
     options = parser.parse_args()
     sys.exit(ddp(options) if options.ddp else check(options))

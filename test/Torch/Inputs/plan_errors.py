@@ -101,6 +101,8 @@ def main():
             Model(), written("ops-edited.json", edited)))
         report("ops out of range", lambda: ckpt_torch.apply_plan(
             Model(), written("range.json", {**plan, "dropped": [[99, 0]]})))
+        report("scratch out of range", lambda: ckpt_torch.apply_plan(
+            Model(), written("scratch.json", {**plan, "scratch": [[99, 0]]})))
         twice = ckpt_torch.apply_plan(Model(calls=2), path)
         report("ops called twice", lambda: twice(x))
         shorter = ckpt_torch.apply_plan(Model(), path)

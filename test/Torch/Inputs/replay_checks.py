@@ -4,27 +4,29 @@ on random plans.
   replay_checks.py MODEL [--plans N] [--seed S]
       traces MODEL's step (as sac_checks.py builds it, dropout 0.1 where
       the model has dropout), then for N random plans (each drops a random
-      share of the storages forward makes, whole, but those a batch norm
-      makes or an op writes that it did not make) runs one step with the
+      share of the storages forward makes, whole, but those an op writes
+      that it did not make; a batch norm's reruns write scratch copies of
+      its running statistics, as the import finds) runs one step with the
       executor and checks that the peak PyTorch's allocator reaches is the
       replay's prediction to the byte, that backward reran each op call as
-      predicted, and that the loss and gradients are bit-identical to the
-      step without a plan. Exits 1 on a failed check.
+      predicted, and that the loss, gradients and buffers are bit-identical
+      to the step without a plan. Exits 1 on a failed check.
 """
 
 import argparse
+import copy
 import random
 import sys
 
 import torch
 
 import sac_checks
-from ckpt_torch import executor, memory
+from ckpt_torch import executor, importer, memory
 
 
-def step(model, inputs, ops, dropped):
+def step(model, inputs, ops, dropped, scratch):
     """One seeded step under the plan that drops `dropped`: its loss,
-    gradients, reruns and peak (what the allocator held before
+    gradients and buffers, reruns and peak (what the allocator held before
     included)."""
     per_call = [tuple(o for c, o in sorted(dropped) if c == call)
                 for call in range(len(ops))]
@@ -33,7 +35,7 @@ def step(model, inputs, ops, dropped):
     def run():
         torch.manual_seed(5)
         loss, stats = executor.run_forward(model, list(ops), per_call,
-                                           inputs, {})
+                                           inputs, {}, scratch=scratch)
         loss.backward()
         found["loss"], found["stats"] = loss.detach(), stats
 
@@ -41,8 +43,9 @@ def step(model, inputs, ops, dropped):
     # zero_grad frees them before its forward.
     model.zero_grad(set_to_none=True)
     peak = memory.allocator_peak(run) + memory.held_before(model, inputs)
-    return (found["loss"], [p.grad.clone() for p in model.parameters()],
-            found["stats"].recomputed, peak)
+    return (found["loss"], [p.grad.clone() for p in model.parameters()] +
+            [b.clone() for b in model.buffers()], found["stats"].recomputed,
+            peak)
 
 
 def main():
@@ -52,17 +55,20 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     options = parser.parse_args()
     model, inputs = sac_checks.build(options.model, 0.1, 2)
-    trace = memory.trace_step(model, inputs)
+    reference = copy.deepcopy(model)
+    with memory.state_kept(model):
+        scratch = executor.scratch_by_call(
+            importer.PyTorchCalls(model, inputs).scratch)
+    trace = memory.trace_step(model, inputs, scratch=scratch)
     ops = trace.ops
-    # Storages no plan may drop: a batch norm's (it writes its running
-    # statistics) and those an op writes that it did not make.
+    # Storages no plan may drop: those an op writes that it did not make.
     fixed = {storage for facts in trace.calls
-             if "batch_norm" in facts.op
-             or any(facts.leaves[p] is None for p, _ in facts.writes)
+             if any(facts.leaves[p] is None for p, _ in facts.writes)
              for storage in facts.outputs}
     storages = sorted({s for facts in trace.calls for s in facts.outputs
                        if s is not None and s not in fixed})
-    loss, grads, _, unplanned = step(model, inputs, ops, frozenset())
+    loss, grads, _, unplanned = step(reference, inputs, ops, frozenset(),
+                                     scratch)
     chance = random.Random(options.seed)
     failed = 0
     for number in range(options.plans):
@@ -73,8 +79,9 @@ def main():
             for output, storage in enumerate(facts.outputs)
             if storage in chosen)
         predicted = trace.replay(dropped)
-        planned_loss, planned_grads, reruns, peak = step(model, inputs, ops,
-                                                         dropped)
+        planned = copy.deepcopy(model)
+        planned_loss, planned_grads, reruns, peak = step(planned, inputs,
+                                                         ops, dropped, scratch)
         same = torch.equal(loss, planned_loss) and all(
             torch.equal(a, b) for a, b in zip(grads, planned_grads))
         ok = same and peak == predicted.peak and reruns == predicted.reruns

@@ -113,6 +113,18 @@ public:
       calls.nondeterministic.insert(calls_.asArrayRef().begin(),
                                     calls_.asArrayRef().end());
     }
+    if (Attribute entry = record.get("scratch")) {
+      auto pairs = dyn_cast<DenseI64ArrayAttr>(entry);
+      if (!pairs || pairs.size() % 2 != 0)
+        return fail("scratch", "needs (op call, tensor argument) pairs");
+      for (int64_t i = 0; i < pairs.size(); i += 2) {
+        int64_t call = pairs[i], argument = pairs[i + 1];
+        if (call < 0 || call >= opCalls || argument < 0 ||
+            argument >= static_cast<int64_t>(calls.reads[call].size()))
+          return fail("scratch", "needs (op call, tensor argument) pairs");
+        calls.scratch.push_back({call, argument});
+      }
+    }
     for (NamedAttribute value : values) {
       auto where = dyn_cast<DenseI64ArrayAttr>(value.getValue());
       if (!where || where.size() != 2 || where[0] < 0 || where[0] >= opCalls ||
@@ -206,8 +218,9 @@ ckpt::findCallOutput(const TorchCalls &calls, Value value) {
 
 /// The plan as the outputs of PyTorch's op calls it drops, decided per
 /// storage. A storage is kept when the plan keeps a value in it, when the
-/// run found it (parameters, inputs), when a call writes it in place or its
-/// maker's rerun would not repeat its bits. Of the storages autograd saves,
+/// run found it (parameters, inputs), or when its maker's rerun would not
+/// repeat its bits or would write what the run found (a rerun of a call
+/// in `scratch` writes scratch copies instead). Of the storages autograd saves,
 /// one that holds a value of the step and is not kept is dropped, and one
 /// that holds none (a dropout mask) goes with its maker's other outputs:
 /// dropped when the plan reruns the maker anyway. So are the storages their
@@ -220,13 +233,18 @@ llvm::json::Object ckpt::exportOpsPlan(func::FuncOp step,
                                        const SavedTensorAnalysis &saved) {
   llvm::DenseMap<int64_t, int64_t> maker = getStorageMakers(calls);
   // Calls no rerun may repeat: those whose bits may differ, and those that
-  // write what the run found (a batch norm's running statistics).
+  // write what the run found, but where the rerun writes a scratch copy (a
+  // batch norm's running statistics).
   llvm::DenseSet<int64_t> unrepeatable(calls.nondeterministic.begin(),
                                        calls.nondeterministic.end());
+  llvm::DenseSet<std::pair<int64_t, int64_t>> scratch;
+  for (auto [call, argument] : calls.scratch)
+    scratch.insert({call, calls.reads[call][argument]});
   llvm::DenseMap<int64_t, int64_t> lastWrite;            // storage -> call
   llvm::DenseMap<int64_t, SmallVector<int64_t>> writers; // storage -> calls
   for (auto [call, storage] : calls.writes) {
-    if (calls.found.contains(storage))
+    if (calls.found.contains(storage) &&
+        !scratch.contains(std::make_pair(call, storage)))
       unrepeatable.insert(call);
     lastWrite[storage] = std::max(lastWrite.lookup(storage), call);
     writers[storage].push_back(call);
@@ -318,6 +336,10 @@ llvm::json::Object ckpt::exportOpsPlan(func::FuncOp step,
   plan["ops_sha256"] = sha256Hex(calls.ops);
   plan["dropped"] = std::move(droppedOutputs);
   plan["fixed"] = std::move(fixedOutputs);
+  llvm::json::Array scratchArguments;
+  for (auto [call, argument] : calls.scratch)
+    scratchArguments.push_back(llvm::json::Array{call, argument});
+  plan["scratch"] = std::move(scratchArguments);
   plan["not_saved_as_planned"] = std::move(notAsPlanned);
   return plan;
 }

@@ -52,6 +52,10 @@ struct TorchCalls {
   llvm::StringMap<std::pair<int64_t, int64_t>> values;
   /// Calls whose rerun may not repeat their bits.
   llvm::DenseSet<int64_t> nondeterministic;
+  /// (op call, tensor argument) the call writes where none of its outputs
+  /// reads the old values (a batch norm's running statistics): a rerun
+  /// writes a scratch copy instead.
+  llvm::SmallVector<std::pair<int64_t, int64_t>> scratch;
 };
 
 /// The module's record, checked; fails with an error at the module when it
