@@ -91,11 +91,12 @@ class _Record:
     flattened by `spec`, or `args` themselves when `spec` is None (no
     argument nests others). `users` maps each unserved handle whose chain
     holds it (by id) to the handle's target; `cache` holds its outputs
-    while one needs them."""
+    while one needs them; `readers` has, per output, the records that read
+    it (weakly: a record lives only while a handle needs it)."""
 
     __slots__ = ("call", "func", "spec", "leaves", "kwargs", "writes",
                  "scratch", "parents", "versions", "rng", "users", "cache",
-                 "stats")
+                 "readers", "stats", "__weakref__")
 
     def __init__(self, call: int, func: Callable[..., Any], spec: Any,
                  leaves: list, kwargs: dict, writes: tuple[int, ...],
@@ -113,7 +114,10 @@ class _Record:
         for leaf in leaves:
             if type(leaf) is _Output:
                 found.setdefault(id(leaf.record), leaf.record)
+                leaf.record.readers.setdefault(
+                    leaf.index, weakref.WeakSet()).add(self)
         self.parents = tuple(found.values())  # dropped calls it reads
+        self.readers: dict[int, weakref.WeakSet] = {}
         # the kept arguments' versions when forward ran
         self.versions = [leaf._version for leaf in leaves
                          if isinstance(leaf, torch.Tensor)]
@@ -123,11 +127,11 @@ class _Record:
         self.stats = stats
 
     def run(self, values: dict["_Record", list],
-            shared: Callable[["_Record"], bool]) -> list:
+            shared: Callable[["_Output", "_Record"], bool]) -> list:
         """Runs the call again on its kept arguments and its parents'
         outputs in `values`; its outputs, flat. A parent's output that the
-        call writes in place is copied first where `shared` holds for the
-        parent (its outputs are cached, or another record reads them)."""
+        call writes in place is copied first where `shared` holds for it
+        (another record reads it, now or in a later rerun)."""
         if [leaf._version for leaf in self.leaves
                 if isinstance(leaf, torch.Tensor)] != self.versions:
             raise PlanError(
@@ -137,7 +141,7 @@ class _Record:
         leaves = [values[leaf.record][leaf.index]
                   if type(leaf) is _Output else leaf for leaf in self.leaves]
         for position in self.writes:
-            if shared(self.leaves[position].record):
+            if shared(self.leaves[position], self):
                 leaves[position] = leaves[position].clone()
         for position in self.scratch:
             leaves[position] = torch.empty_like(leaves[position])
@@ -268,9 +272,7 @@ def run_chain(chain: list[_Record], keep: set[_Record]
         if record.cache is not None:
             values[record] = record.cache
             continue
-        outputs = record.run(
-            values, lambda parent: parent.cache is not None
-            or readers[parent] > 1)
+        outputs = record.run(values, functools.partial(_shared, readers))
         if record in keep:
             record.cache = outputs
         values[record] = outputs
@@ -280,6 +282,21 @@ def run_chain(chain: list[_Record], keep: set[_Record]
             if readers[parent] == 0:
                 del values[parent]
     return values
+
+
+def _shared(readers: dict[_Record, int], output: "_Output",
+            writer: _Record) -> bool:
+    """Whether a record other than `writer` (which writes `output` in
+    place) reads `output` after it: another record of this chain reads its
+    record's outputs, or its record stays in cache and another reader of
+    the output may run again (it is in an unserved handle's chain, not in
+    cache itself)."""
+    parent = output.record
+    if readers[parent] > 1:
+        return True
+    return parent.cache is not None and any(
+        reader is not writer and reader.cache is None and reader.users
+        for reader in parent.readers.get(output.index, ()))
 
 
 class _Output:

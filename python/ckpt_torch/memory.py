@@ -155,6 +155,12 @@ class _Replay:
             call: sorted({leaf[0] for leaf in calls[call].leaves
                           if leaf is not None and leaf in dropped})
             for call in self.records}
+        # (call, output) -> the records that read it
+        self.readers: dict[Output, list[int]] = {}
+        for call in self.records:
+            for leaf in calls[call].leaves:
+                if leaf is not None and leaf in dropped:
+                    self.readers.setdefault(leaf, []).append(call)
         self.handles = [i for i, pack in enumerate(trace.packs)
                         if pack.output in dropped]
         self.chains = {i: executor.chain_of(trace.packs[i].output[0],
@@ -300,10 +306,13 @@ class _Replay:
                 self.reran[call] = self.reran.get(call, 0) + 1
                 made_here: dict[int, int] = {}
                 # A parent's output written in place is copied first where
-                # it is shared (executor._Record.run).
+                # another record reads it (executor._shared).
                 for position, size in facts.writes:
                     parent, output = facts.leaves[position]
-                    if parent in cache or readers[parent] > 1:
+                    if readers[parent] > 1 or parent in cache and any(
+                            reader != call and reader not in cache
+                            and users[reader]
+                            for reader in self.readers[(parent, output)]):
                         self.add(tick, size)
                         storage = trace.calls[parent].outputs[output]
                         made_here[storage] = instance = next(instances)
