@@ -8,10 +8,11 @@ reads and recomputes only cheap, fusible ops, or meets
 `activation_memory_budget` with a knapsack of its runtime estimates. Here
 the plan ckpt_torch makes for the eager executor (planning.py) decides
 instead: each op call whose outputs the plan drops has its nodes in the
-joint graph (found by the ATen op they were traced from, in forward order)
-marked MUST_RECOMPUTE, and Inductor's partitioner does the rest (it still
-recomputes cheap ops on its own, and never recomputes a random one: a
-random node is never marked, so its values are saved, never drawn again).
+joint graph (found by the ATen op they were traced from, functionalized as
+the joint graph is: add_ as add, in forward order) marked MUST_RECOMPUTE,
+and Inductor's partitioner does the rest (it still recomputes cheap ops on
+its own, and never recomputes a random one: a random node is never marked,
+so its values are saved, never drawn again).
 The compiled step's peak is measured, not predicted: Inductor fuses and
 frees on its own schedule. Inductor's own partition is tried first; while
 the compiled step holds more than the budget, the plan is made again for
@@ -64,7 +65,8 @@ class PlanPartitioner(CustomPartitionerFn):
                  **kwargs: Any):
         groups = _forward_groups(gm)
         matcher = difflib.SequenceMatcher(
-            a=self.ops, b=[op for op, _ in groups], autojunk=False)
+            a=[functional_form(op) for op in self.ops],
+            b=[op for op, _ in groups], autojunk=False)
         for block in matcher.get_matching_blocks():
             self.matched += block.size
             for offset in range(block.size):
@@ -85,6 +87,29 @@ class PlanPartitioner(CustomPartitionerFn):
     def uuid(self) -> Any:
         # The marks depend on the plan: no cached graph may stand for them.
         return None
+
+
+# Ops whose functional form is not their name without the in-place mark.
+_FUNCTIONAL_FORMS = {
+    "aten.native_batch_norm.default":
+        "aten._native_batch_norm_legit_functional.default",
+    "aten._native_batch_norm_legit.default":
+        "aten._native_batch_norm_legit_functional.default",
+}
+
+
+def functional_form(op: str) -> str:
+    """The op that an eager call of `op` (ns.name.overload) is traced as in
+    the joint graph, which AOTAutograd functionalizes: an in-place op
+    (add_) as its out-of-place form (add), and batch norm, which writes
+    its running statistics, as its functional variant."""
+    if op in _FUNCTIONAL_FORMS:
+        return _FUNCTIONAL_FORMS[op]
+    parts = op.split(".")
+    if len(parts) == 3 and parts[1].endswith("_") and \
+            not parts[1].endswith("__"):
+        return f"{parts[0]}.{parts[1][:-1]}.{parts[2]}"
+    return op
 
 
 def _forward_groups(gm: torch.fx.GraphModule
