@@ -43,7 +43,6 @@ sys.path.insert(0, os.path.join(root, "examples", "torch"))
 import ckpt_torch  # noqa: E402
 from ckpt_torch import memory  # noqa: E402
 import transformers_models  # noqa: E402
-from classifier import Classifier  # noqa: E402
 
 
 def build(name):
@@ -64,7 +63,7 @@ def build(name):
         import torchvision
         from torch.distributed.algorithms._checkpoint.checkpoint_wrapper \
             import apply_activation_checkpointing
-        model = Classifier(torchvision.models.resnet50(num_classes=10))
+        model = __import__("torchvision-zoo").build("resnet50")
         inputs = (torch.randn(8, 3, 96, 96), torch.randint(0, 10, (8,)))
 
         def per_block(m):
@@ -160,7 +159,7 @@ def compiled_rows(model, inputs, before):
                   file=sys.stderr)
             continue
         step(ours, inputs)
-        ours = Config(f"ckpt_torch.compile at its peak", ours,
+        ours = Config(f"ckpt_torch.compile at budget {fraction}'s peak", ours,
                       time.perf_counter() - start, theirs.peak, reference)
         measure(ours, inputs)
         rows.append(ours)

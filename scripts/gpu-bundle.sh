@@ -64,8 +64,8 @@ for tool in ckpt-opt ckpt-compile ckpt-run; do
     exit 1
   fi
 done
-if [[ ! -x $python ]] || ! "$python" -c 'import numpy, torch' 2> /dev/null; then
-  echo "gpu-bundle: $python cannot import numpy and torch (set PYTHON, or run scripts/setup.sh)" >&2
+if [[ ! -x $python ]] || ! "$python" -c 'import ckpt_torch, numpy, torch' 2> /dev/null; then
+  echo "gpu-bundle: $python cannot import ckpt_torch, numpy and torch (set PYTHON, or run scripts/setup.sh)" >&2
   exit 1
 fi
 

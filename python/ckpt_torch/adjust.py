@@ -19,8 +19,10 @@ from . import memory
 __all__ = ["Adjusted", "repair", "relax"]
 
 Output = memory.Output
-# Replays each adjustment may try: each costs a replay of the step.
+# The repair's rounds, each dropping one more storage (a round replays the
+# step once per storage held at the peak).
 _MOST_REPAIRS = 16
+# The storages the relaxation may keep again, a replay each.
 _MOST_RELAXES = 24
 
 
@@ -74,7 +76,7 @@ def relax(trace: memory.StepTrace, dropped: frozenset[Output],
           predicted: memory.Prediction, limit: int,
           microbatches: int) -> Adjusted:
     """The plan with what the budget has room for kept again: the dropped
-    storages whose makers took longest in the traced run first, each kept
+    storages whose calls took longest in the traced run first, each kept
     when the plan still fits `limit` and reruns less."""
     taken = sorted(_storages(trace, dropped), key=lambda storage: -sum(
         trace.calls[c].duration_ns for c, _ in trace.outputs_in(storage)))

@@ -52,8 +52,8 @@ class PlanPartitioner(CustomPartitionerFn):
     """Inductor's partitioner with the joint graph's nodes of the dropped op
     calls marked MUST_RECOMPUTE. `ops` are the eager forward's op calls
     (by name) and `dropped` the numbers of those whose outputs the plan
-    drops. After a partition, `marked` counts the nodes it marked and
-    `matched` the op calls it found in the joint graph."""
+    drops. `marked` counts the nodes it marked and `matched` the op calls
+    it found in the joint graphs it partitioned (one per graph break)."""
 
     def __init__(self, ops: Sequence[str], dropped: set[int]):
         self.ops = list(ops)
@@ -141,7 +141,7 @@ def _measure(compiled: torch.nn.Module, module: torch.nn.Module,
         step()
         # Gradients freed before the step, as a training loop frees them.
         module.zero_grad(set_to_none=True)
-        return memory.allocator_peak(step) + \
+        return memory.allocator_peak(step, memory.device_of(module)) + \
             memory.held_before(module, inputs)
 
 
@@ -159,7 +159,9 @@ def compile(module: torch.nn.Module, example_inputs: Sequence[Any],
     its measured peak and the compilations tried (the first is Inductor's
     own partition, taken when it fits). Without a budget, it is
     torch.compile. Each try compiles the module's forward once more
-    (torch._dynamo.config.cache_size_limit counts them)."""
+    (torch._dynamo.config.recompile_limit counts them). With `keep` (a
+    directory), the imported step, the tries (compiled.json) and the plan
+    taken are written there."""
     if budget is None:
         return torch.compile(module, **torch_compile_kwargs)
     limit = planning.byte_size(budget)
@@ -239,7 +241,9 @@ def compile(module: torch.nn.Module, example_inputs: Sequence[Any],
                 f"the lowest measured is "
                 f"{min(t['measured_peak_bytes'] for t in tries)} B; raise "
                 "the budget")
-    compiled, plan, _ = best
+        compiled, plan, _ = best
+        if keep:
+            planning_.write("plan.json", plan)
     compiled._ckpt_torch_plan = {**plan, "compiled": {
         "budget_bytes": limit, "tries": tries}}
     return compiled

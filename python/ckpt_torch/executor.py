@@ -156,12 +156,18 @@ class _Record:
         return _flat(result)
 
 
+@functools.cache
+def _written_names(func: torch._ops.OpOverload) -> tuple[str, ...]:
+    """The arguments the op's schema says it writes in place."""
+    return tuple(a.name for a in func._schema.arguments
+                 if a.alias_info is not None and a.alias_info.is_write)
+
+
 def written(func: torch._ops.OpOverload, given: list, args: tuple,
             kwargs: dict) -> tuple[int, ...]:
     """The positions in `given` (a call's arguments, flattened) of the
-    tensors the call writes in place."""
-    names = [a.name for a in func._schema.arguments
-             if a.alias_info is not None and a.alias_info.is_write]
+    tensors the call writes in place, as its schema says."""
+    names = _written_names(func)
     if not names:
         return ()
     bound = dict(zip((a.name for a in func._schema.arguments), args))
@@ -170,6 +176,18 @@ def written(func: torch._ops.OpOverload, given: list, args: tuple,
                                                      torch.Tensor)]
     return tuple(i for i, leaf in enumerate(given)
                  if any(leaf is t for t in targets))
+
+
+def tensor_positions(given: list, ordinals: Sequence[int]
+                     ) -> tuple[int, ...]:
+    """The positions in `given` (a call's arguments, flattened) of its
+    tensor arguments numbered `ordinals` (counting the tensors of `given`,
+    as the import numbers a call's scratch arguments)."""
+    if not ordinals:
+        return ()
+    tensors = [i for i, leaf in enumerate(given)
+               if isinstance(leaf, torch.Tensor)]
+    return tuple(tensors[a] for a in ordinals)
 
 
 def _flat(result: Any) -> list:
@@ -268,11 +286,12 @@ def run_chain(chain: list[_Record], keep: set[_Record]
             for parent in record.parents:
                 readers[parent] = readers.get(parent, 0) + 1
     values: dict[_Record, list] = {}
+    shared = functools.partial(_shared, readers)
     for record in chain:
         if record.cache is not None:
             values[record] = record.cache
             continue
-        outputs = record.run(values, functools.partial(_shared, readers))
+        outputs = record.run(values, shared)
         if record in keep:
             record.cache = outputs
         values[record] = outputs
@@ -501,11 +520,9 @@ class _Forward(TorchDispatchMode):
                 "keeps, and drops what it makes: a plan drops whole "
                 "storages; make the plan again")
         result = func(*args, **kwargs)
-        tensors = [i for i, leaf in enumerate(given)
-                   if isinstance(leaf, torch.Tensor)]
         record = _Record(call, func, spec, leaves, {} if nested else kwargs,
                          writes, rng, self.stats,
-                         tuple(tensors[a] for a in self.scratch.get(call, ())))
+                         tensor_positions(given, self.scratch.get(call, ())))
         self.remember(record, result, dropped)
         return result
 

@@ -32,7 +32,7 @@ import torch
 import torch.fx
 import torch.utils.checkpoint
 
-from .executor import SHAPE_ONLY, is_random
+from .executor import SHAPE_ONLY, is_random, written as written_in_place
 
 __all__ = ["ImportFailure", "TorchImport", "import_module", "load_model",
            "main"]
@@ -61,7 +61,7 @@ class ImportFailure(Exception):
 
 
 def _is_user_file(path):
-    """Whether `path` is the user's code: neither torch nor this file."""
+    """Whether `path` is the user's code: neither torch nor this package."""
     path = os.path.abspath(path)
     return not path.startswith(_TORCH_DIR) and \
         os.path.dirname(path) != _PACKAGE_DIR
@@ -385,25 +385,23 @@ class PyTorchCalls:
 
         class Recording(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
                 if func in ignored:
-                    return func(*args, **(kwargs or {}))
-                given = dict(zip((a.name for a in func._schema.arguments),
-                                 args))
-                given.update(kwargs or {})
-                annotated = {id(given.get(a.name))
-                             for a in func._schema.arguments
-                             if a.alias_info is not None
-                             and a.alias_info.is_write}
+                    return func(*args, **kwargs)
+                given = tree_leaves((args, kwargs))
+                annotated = {id(given[position]) for position in
+                             written_in_place(func, given, args, kwargs)}
                 # Some ops write arguments their schema does not say they
                 # write (native_batch_norm its running statistics): their
-                # bits are compared across the call.
-                tensors = {id(value): value
-                           for value in tree_leaves((args, kwargs))
-                           if isinstance(value, torch.Tensor)}
+                # bits are compared across the call. Tensor arguments are
+                # numbered as reads (below) numbers them.
+                leaves = [value for value in given
+                          if isinstance(value, torch.Tensor)]
+                tensors = {id(value): value for value in leaves}
                 before = {key: _bits(value)
                           for key, value in tensors.items()
                           if key not in annotated}
-                result = func(*args, **(kwargs or {}))
+                result = func(*args, **kwargs)
                 written = {key for key, value in tensors.items()
                            if key in annotated
                            or not torch.equal(before[key], _bits(value))}
@@ -411,15 +409,14 @@ class PyTorchCalls:
                     writes.append((len(calls), storages.number(tensors[key])))
                 if written and _writes_state_only(func, args, kwargs, result,
                                                   written):
-                    scratch.extend((len(calls), ordinal) for ordinal, key
-                                   in enumerate(tensors) if key in written)
+                    scratch.extend((len(calls), ordinal) for ordinal, value
+                                   in enumerate(leaves)
+                                   if id(value) in written)
                 if torch.Tag.nondeterministic_bitwise in func.tags:
                     nondeterministic.append(len(calls))
                 # A SHAPE_ONLY op's rerun reads no argument.
                 reads.append([] if func in SHAPE_ONLY else
-                             [storages.number(value) for value in
-                              tree_leaves((args, kwargs))
-                              if isinstance(value, torch.Tensor)])
+                             [storages.number(value) for value in leaves])
                 numbers, prints = [], []
                 for value in tree_leaves(result):
                     if isinstance(value, torch.Tensor):
@@ -630,12 +627,6 @@ def _schema_arguments(node):
     return values
 
 
-# Factories whose values do not depend on their operand's (only its shape):
-# constants even when the operand is computed.
-_SHAPE_ONLY = (aten.empty_like.default, aten.zeros_like.default,
-               aten.ones_like.default, aten.full_like.default)
-
-
 def _is_random(node):
     return isinstance(node.target, torch._ops.OpOverload) and \
         torch.Tag.nondeterministic_seeded in node.target.tags
@@ -816,7 +807,9 @@ class _Importer:
                     kinds.USER_INPUT, kinds.PARAMETER)
             elif node.op == "output":
                 constant[node] = False
-            elif node.target in _SHAPE_ONLY:
+            elif node.target in SHAPE_ONLY:
+                # Its value depends on its operand's shape only: a
+                # constant even when the operand is computed.
                 constant[node] = True
             else:
                 # Random ops are never folded: each run draws anew.
@@ -2313,15 +2306,14 @@ def load_model(spec, arguments=(), input_shapes=(), seed=0):
 
 def _validate(text):
     """Parses the output with ckpt-opt when it sits beside this tool."""
-    for directory in (os.path.dirname(os.path.realpath(sys.argv[0])),):
-        tool = os.path.join(directory, "ckpt-opt")
-        if os.access(tool, os.X_OK):
-            run = subprocess.run([tool, "-", "-o", os.devnull], input=text,
-                                 capture_output=True, text=True)
-            if run.returncode != 0:
-                raise ImportFailure("internal error: the written MLIR does "
-                                    "not verify:\n" + run.stderr)
-            return
+    tool = os.path.join(os.path.dirname(os.path.realpath(sys.argv[0])),
+                        "ckpt-opt")
+    if os.access(tool, os.X_OK):
+        run = subprocess.run([tool, "-", "-o", os.devnull], input=text,
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise ImportFailure("internal error: the written MLIR does "
+                                "not verify:\n" + run.stderr)
 
 
 def main(argv=None):

@@ -5,7 +5,7 @@ keeping every saved tensor, under PyTorch's profiler with each forward op
 call and each read of a saved tensor marked, and its forward once more
 dropping every saved tensor the executor could drop, which shows when each
 would die without autograd.
-`StepTrace.peak(dropped)` then replays the first run as the executor runs a
+`StepTrace.peak(dropped)` then replays the kept run as the executor runs a
 plan: dropped tensors freed where forward lets go of them, kept ones held
 for the reruns that read them, and each rerun's allocations (the op's own,
 as forward made them) where backward first reads what it makes. The replay
@@ -61,9 +61,9 @@ class _Call:
     writes: tuple[tuple[int, int], ...] = ()
     # bytes of each scratch copy its rerun writes (executor.OpPlan.scratch)
     scratch: tuple[int, ...] = ()
-    start: int = 0  # ticks of the first run
+    start: int = 0  # ticks of the kept run
     end: int = 0
-    duration_ns: int = 0  # in the first run, under the profiler
+    duration_ns: int = 0  # in the kept run, under the profiler
 
 
 @dataclass
@@ -151,16 +151,15 @@ class _Replay:
         # The executor's records: calls with a dropped output, and the
         # dropped calls each reads.
         self.records = sorted({call for call, _ in dropped})
-        self.parents = {
-            call: sorted({leaf[0] for leaf in calls[call].leaves
-                          if leaf is not None and leaf in dropped})
-            for call in self.records}
+        self.parents: dict[int, list[int]] = {}
         # (call, output) -> the records that read it
         self.readers: dict[Output, list[int]] = {}
         for call in self.records:
-            for leaf in calls[call].leaves:
-                if leaf is not None and leaf in dropped:
-                    self.readers.setdefault(leaf, []).append(call)
+            read = [leaf for leaf in calls[call].leaves
+                    if leaf is not None and leaf in dropped]
+            self.parents[call] = sorted({leaf[0] for leaf in read})
+            for leaf in read:
+                self.readers.setdefault(leaf, []).append(call)
         self.handles = [i for i, pack in enumerate(trace.packs)
                         if pack.output in dropped]
         self.chains = {i: executor.chain_of(trace.packs[i].output[0],
@@ -178,7 +177,7 @@ class _Replay:
         trace = self.trace
         never = trace.end + 1
         # Storages whose every saved tensor is a handle die where forward
-        # lets go of them; the others where the first run freed them, or
+        # lets go of them; the others where the kept run freed them, or
         # later while a record holds them (below).
         kept_by_autograd = {trace.calls[p.output[0]].outputs[p.output[1]]
                             for p in trace.packs
@@ -393,7 +392,7 @@ class _TracedForward(executor._Forward):
     """The executor's forward, with each op call marked in the profiler and
     what it reads and makes recorded."""
 
-    def __init__(self, run: _Run, scratch: dict[int, tuple[int, ...]],
+    def __init__(self, run: _Run, scratch: dict[int, tuple[int, ...]] | None,
                  ops: Sequence[str] | None = None,
                  dropped: Sequence[tuple[int, ...]] = ()):
         # Without ops, it learns them and drops nothing. With them, it drops
@@ -438,12 +437,12 @@ class _TracedForward(executor._Forward):
                 addresses.append(output.untyped_storage().data_ptr())
             else:
                 addresses.append(0)
-        tensors = [leaf for leaf in given if isinstance(leaf, torch.Tensor)]
         self.record.calls.append(_Call(
             str(func), executor.is_random(func), leaves,
             superseded=[None] * len(outputs), writes=writes,
-            scratch=tuple(tensors[a].nbytes
-                          for a in self.scratch.get(call, ()))))
+            scratch=tuple(given[position].nbytes for position in
+                          executor.tensor_positions(
+                              given, self.scratch.get(call, ())))))
         self.record.addresses.append(tuple(addresses))
         return result
 
@@ -521,9 +520,15 @@ def state_kept(module: torch.nn.Module) -> Iterator[None]:
                 parameter.grad = grad
 
 
+def device_of(module: torch.nn.Module) -> str:
+    """Whose allocator holds the module's step: "cuda" or "cpu"."""
+    return "cuda" if any(p.device.type == "cuda"
+                         for p in module.parameters()) else "cpu"
+
+
 def _activities(module: torch.nn.Module) -> list:
-    cuda = any(p.device.type == "cuda" for p in module.parameters())
-    return [ProfilerActivity.CUDA] if cuda else [ProfilerActivity.CPU]
+    return [ProfilerActivity.CUDA] if device_of(module) == "cuda" \
+        else [ProfilerActivity.CPU]
 
 
 def held_before(module: torch.nn.Module, inputs: Sequence[Any]) -> int:
@@ -553,11 +558,10 @@ def trace_step(module: torch.nn.Module, inputs: Sequence[Any],
         module.zero_grad(set_to_none=True)
         forward(*inputs).backward()
         kept = _Run()
-        ticks, first = _trace_kept(module, forward, inputs, kept,
-                                   scratch or {})
+        ticks, first = _trace_kept(module, forward, inputs, kept, scratch)
         dropping = _Run()
         deaths = _trace_dropping(module, forward, inputs, kept, dropping,
-                                 scratch or {})
+                                 scratch)
     return _assemble(module, inputs, kept, dropping, ticks, first, deaths)
 
 
@@ -693,7 +697,7 @@ def _assemble(module, inputs, kept: _Run, dropping: _Run, events, run,
 def _deaths(dropping: _Run, events, call_ticks, kept: _Run,
             calls: list[_Call]) -> dict[Output, int]:
     """When forward lets go of each saved output that the dropping run
-    dropped, as a tick of the first run: right after the op call during or
+    dropped, as a tick of the kept run: right after the op call during or
     after which it died."""
     if [c.op for c in dropping.calls] != [c.op for c in calls]:
         raise RuntimeError("the module's op calls differ between two runs")

@@ -28,7 +28,7 @@ from typing import Any, Iterator, Sequence
 
 import torch
 
-from . import adjust, executor, memory
+from . import adjust, executor, importer, memory
 from .errors import OverBudget, PlanError
 from .plans import apply_plan, op_plan
 
@@ -64,7 +64,7 @@ class _Planned:
     """One plan for PyTorch: ckpt-opt's (its peak and recompute FLOPs in
     ckpt-opt's model; its report where a run made it alone) and PyTorch's
     step under it where there is a trace (its dropped outputs, with those
-    the repair added)."""
+    the adjustments dropped or kept again)."""
 
     plan: dict
     ckpt_peak: int
@@ -118,6 +118,9 @@ class _CkptOpt:
             plan = json.load(f)
         with open(report_path) as f:
             report = json.load(f)[0]
+        # Working files: what `keep` holds is the chosen plan's (plan()).
+        os.remove(plan_path)
+        os.remove(report_path)
         return _Planned(plan, report["plan"]["peak_bytes_in_flight"],
                         report["compute"]["recompute"]["flops"], report)
 
@@ -190,27 +193,29 @@ def _fit(ckpt: _CkptOpt, trace: memory.StepTrace, strategy: str,
                             front[0].ckpt_peak, 0))
     if none.predicted.peak <= limit:
         return none, seen
-    # The first plan that fits, by bisection (PyTorch's peak falls along
-    # the front, nearly always), then its neighbours.
-    low, high = 0, len(front)
-    while low < high:
-        middle = (low + high) // 2
-        if predict(front[middle]).predicted.peak <= limit:
-            high = middle
-        else:
-            low = middle + 1
-    for planned in front[max(low - _AROUND, 0):low + _AROUND]:
-        predict(planned)
-    fitting = [p for p in seen if p.predicted.peak <= limit]
-    if strategy in ("auto", "tensor") and fitting:
-        # The op-level MILP within the peak of the best chain plan.
-        best = _cheapest(fitting)
-        finer = predict(ckpt.run(strategy, best.ckpt_peak))
-        if finer.predicted.peak <= limit:
-            fitting.append(finer)
-    elif strategy not in ("auto", "tensor", "dp"):
+    if strategy not in ("auto", "tensor", "dp"):
+        # A strategy that makes one plan.
         planned = predict(ckpt.run(strategy, None))
         fitting = [planned] if planned.predicted.peak <= limit else []
+    else:
+        # The first plan of the front that fits, by bisection (PyTorch's
+        # peak falls along the front, nearly always), then its neighbours.
+        low, high = 0, len(front)
+        while low < high:
+            middle = (low + high) // 2
+            if predict(front[middle]).predicted.peak <= limit:
+                high = middle
+            else:
+                low = middle + 1
+        for planned in front[max(low - _AROUND, 0):low + _AROUND]:
+            predict(planned)
+        fitting = [p for p in seen if p.predicted.peak <= limit]
+        if strategy != "dp" and fitting:
+            # The op-level MILP within the peak of the best chain plan.
+            best = _cheapest(fitting)
+            finer = predict(ckpt.run(strategy, best.ckpt_peak))
+            if finer.predicted.peak <= limit:
+                fitting.append(finer)
     if not fitting:
         # Every plan holds more in PyTorch than ckpt-opt's model lets it
         # see: drop more where PyTorch peaks, from the lowest.
@@ -287,7 +292,8 @@ def plan(module: torch.nn.Module, example_inputs: Sequence[Any],
 
     `ckpt_opt` is the ckpt-opt to run (default: $CKPT_OPT, PATH, the
     repository's build). With `keep` (a directory), the imported step, the
-    plan, ckpt-opt's report of it and the budget search are written there.
+    plan, the budget search and ckpt-opt's report of the plan (where one
+    ckpt-opt run made it as it is) are written there.
     With `autocast` (torch.bfloat16 or torch.float16), the plan is for the
     forward that `torch.autocast("cpu", dtype=autocast)` runs, its casts
     included: train under that autocast."""
@@ -323,23 +329,19 @@ class Session:
     first needed) for the plans to fit PyTorch's bytes."""
 
     def __init__(self, module: torch.nn.Module, inputs: tuple,
-                 importer: Any, ckpt: _CkptOpt, directory: str,
-                 autocast: torch.dtype | None, microbatches: int,
+                 ckpt: _CkptOpt, autocast: torch.dtype | None,
                  scratch: frozenset[tuple[int, int]]):
         self.module = module
         self.scratch = scratch  # every plan's (executor.OpPlan.scratch)
         self.inputs = inputs
-        self.importer = importer
         self.ckpt = ckpt
-        self.directory = directory
         self.autocast = autocast
-        self.microbatches = microbatches
         self._trace: memory.StepTrace | None = None
 
     def trace(self) -> memory.StepTrace:
         if self._trace is None:
             def forward(*args: Any) -> Any:
-                with self.importer.autocast_context(self.autocast):
+                with importer.autocast_context(self.autocast):
                     return self.module(*args)
             self._trace = memory.trace_step(
                 self.module, self.inputs, forward,
@@ -352,7 +354,7 @@ class Session:
         (see _fit), with what PyTorch will do under it in its `pytorch`
         field; and every plan the search replayed."""
         chosen, seen = _fit(self.ckpt, self.trace(), strategy, limit,
-                            self.microbatches)
+                            self.ckpt.microbatches)
         chosen.plan["pytorch"] = {
             "budget_bytes": limit,
             "predicted_peak_bytes": chosen.predicted.peak,
@@ -364,7 +366,7 @@ class Session:
         return chosen, seen
 
     def write(self, name: str, value: Any) -> None:
-        with open(os.path.join(self.directory, name), "w") as f:
+        with open(os.path.join(self.ckpt.directory, name), "w") as f:
             json.dump(value, f, indent=2)
 
 
@@ -376,7 +378,6 @@ def session(module: torch.nn.Module, example_inputs: Sequence[Any],
     """Imports `module` on `example_inputs` (raising PlanError when it
     cannot) into `keep` (a directory; else a temporary one) and yields the
     Session that plans it."""
-    from . import importer
     inputs = tuple(example_inputs)
     try:
         imported = importer.import_module(module, inputs, "model",
@@ -392,5 +393,5 @@ def session(module: torch.nn.Module, example_inputs: Sequence[Any],
             f.write(imported.text)
         ckpt = _CkptOpt(_ckpt_opt(ckpt_opt), step, directory, executor,
                         modules, microbatches)
-        yield Session(module, inputs, importer, ckpt, directory, autocast,
-                      microbatches, frozenset(imported.calls.scratch))
+        yield Session(module, inputs, ckpt, autocast,
+                      frozenset(imported.calls.scratch))

@@ -22,8 +22,8 @@ import torch
 import torch._functorch.config as functorch_config
 import torch._inductor.config as inductor_config
 
+import ckpt_torch
 import sac_checks
-from sac_checks import ckpt_torch  # noqa: F401
 from ckpt_torch import memory
 
 

@@ -12,7 +12,7 @@ rerun may write a scratch copy instead).
 
 import torch
 
-from ckpt_torch import importer
+from ckpt_torch import executor, importer
 
 
 @torch.library.custom_op("ckpt_test::accumulate", mutates_args=("total",))
@@ -39,16 +39,14 @@ class Model(torch.nn.Module):
 def main():
     torch.manual_seed(0)
     calls = importer.PyTorchCalls(Model(), (torch.randn(2, 3, 6, 6),))
-    scratch = {}
-    for call, argument in calls.scratch:
-        scratch.setdefault(call, []).append(argument)
+    scratch = executor.scratch_by_call(calls.scratch)
     written = {}
     for call, storage in calls.writes:
         written.setdefault(call, []).append(
             calls.reads[call].index(storage))
     for call in sorted(written):
         print(f"{calls.calls[call][0]}: writes {sorted(written[call])}, "
-              f"scratch {sorted(scratch.get(call, []))}")
+              f"scratch {list(scratch.get(call, ()))}")
 
 
 if __name__ == "__main__":

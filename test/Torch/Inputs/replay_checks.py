@@ -28,8 +28,8 @@ def step(model, inputs, ops, dropped, scratch):
     """One seeded step under the plan that drops `dropped`: its loss,
     gradients and buffers, reruns and peak (what the allocator held before
     included)."""
-    per_call = [tuple(o for c, o in sorted(dropped) if c == call)
-                for call in range(len(ops))]
+    per_call = executor.OpPlan(tuple(ops),
+                               frozenset(dropped)).dropped_outputs()
     found = {}
 
     def run():

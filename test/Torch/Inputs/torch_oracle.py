@@ -16,7 +16,7 @@ import sys
 
 import torch
 
-from ckpt_torch import importer as ckpt_import_torch  # noqa: E402
+from ckpt_torch import importer as ckpt_import_torch
 
 
 aten = torch.ops.aten
