@@ -27,7 +27,7 @@ gradients together. Compiled rows compare against the compiled module
 without a plan, whose dropout draws its own numbers.
 
 usage: .venv/bin/python bench/torch-train.py [--models llama,gpt2,resnet50]
-           [--rounds N] [--threads N] [--compile]
+           [--rounds N] [--threads N] [--compile] [--layers N]
 """
 
 import argparse
@@ -45,13 +45,13 @@ from ckpt_torch import memory  # noqa: E402
 import transformers_models  # noqa: E402
 
 
-def build(name):
-    """The model (seeded) and its inputs, and how to checkpoint its
-    blocks."""
+def build(name, layers=4):
+    """The model (seeded; `layers` blocks of a transformer) and its inputs,
+    and how to checkpoint its blocks."""
     torch.manual_seed(0)
     if name in ("llama", "gpt2"):
         model = transformers_models.causal_lm(
-            name, layers=4, width=256, heads=4, vocab=1024, context=256,
+            name, layers=layers, width=256, heads=4, vocab=1024, context=256,
             attention="sdpa", dropout=0.1 if name == "gpt2" else 0.0)
         inputs = (torch.randint(0, 1024, (4, 256)),)
 
@@ -167,7 +167,7 @@ def compiled_rows(model, inputs, before):
 
 
 def run_model(name, options):
-    model, inputs, per_block = build(name)
+    model, inputs, per_block = build(name, options.layers)
     before = memory.held_before(model, inputs)
     configs = [Config("eager, no checkpointing", copy.deepcopy(model)),
                Config("eager, per-block checkpointing",
@@ -217,6 +217,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--compile", action="store_true")
+    parser.add_argument("--layers", type=int, default=4,
+                        help="blocks of the transformers models")
     options = parser.parse_args()
     torch.set_num_threads(options.threads)
     if options.compile:
@@ -230,7 +232,7 @@ def main():
         dynamo_config.recompile_limit = 64
         dynamo_config.accumulated_recompile_limit = 1024
     print(f"torch {torch.__version__}, {options.threads} threads, "
-          f"{options.rounds} rounds")
+          f"{options.rounds} rounds, {options.layers}-layer transformers")
     for name in options.models.split(","):
         run_model(name, options)
 

@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <tuple>
 
@@ -336,4 +337,28 @@ ckpt::findChainPlans(const ChainModel &model, std::optional<int64_t> budget) {
   for (const Stair &stair : llvm::reverse(front))
     plans.push_back(getPlan(staircases, stair));
   return plans;
+}
+
+llvm::SmallVector<ChainPlan>
+ckpt::thinChainPlans(llvm::ArrayRef<ChainPlan> front, size_t most) {
+  assert(most != 1 && "thinning to one plan leaves no spread");
+  if (most == 0 || front.size() <= most)
+    return llvm::SmallVector<ChainPlan>(front);
+  double highest = double(front.front().peak);
+  double lowest = double(front.back().peak);
+  llvm::SmallVector<ChainPlan> thinned;
+  // The front's peaks fall as its FLOPs rise: the first plan within a peak
+  // is the cheapest within it.
+  size_t at = 0, taken = front.size();
+  for (size_t step = 0; step < most; ++step) {
+    double peak = highest - (highest - lowest) * double(step) / double(most - 1);
+    while (at < front.size() && double(front[at].peak) > peak)
+      ++at;
+    if (at == front.size())
+      break;
+    if (at != taken)
+      thinned.push_back(front[at]);
+    taken = at;
+  }
+  return thinned;
 }

@@ -913,8 +913,10 @@ OpIlpResult ckpt::findOpPlanIlp(func::FuncOp step, const OpPlanSpace &space,
     double gain = double(worth->known) - bound;
     if (gain < double(worth->gain))
       return result;
-    seconds *=
-        std::min(1.0, gain / double(std::max<uint64_t>(worth->fullTime, 1)));
+    // The time is worth what the relaxation leaves beyond the gain asked
+    // for: near that gain, a plan that reaches it is rare and hard to find.
+    seconds *= std::min(1.0, (gain - double(worth->gain)) /
+                                 double(std::max<uint64_t>(worth->fullTime, 1)));
   }
   while (true) {
     double left = seconds - secondsSince(begin);

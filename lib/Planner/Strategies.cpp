@@ -465,8 +465,8 @@ constexpr size_t kAutoMaxCandidates = 200;
 /// solving, in percent of one forward's FLOPs: the search stops once it
 /// cannot recompute that much less (a few seconds of solving for a gain
 /// of a hundredth of a percent is no gain). It takes all of ilp-seconds
-/// only where its relaxation leaves it kAutoFullTimePercent to gain, a
-/// share of them below.
+/// only where its relaxation leaves it kAutoFullTimePercent to gain beyond
+/// kAutoWorthPercent, a share of them below.
 constexpr double kAutoWorthPercent = 1.0;
 constexpr double kAutoFullTimePercent = 10.0;
 

@@ -45,17 +45,29 @@ def repair(trace: memory.StepTrace, dropped: frozenset[Output],
     """The plan with more dropped until PyTorch's peak fits `limit`, or
     None: each round drops the storage, of forward's held at the peak that
     a plan may drop, that lowers the peak most per nanosecond its reruns
-    add."""
+    add. A drop lowers the peak by at most the storage's bytes and its
+    reruns add at least the time of its calls that do not run again yet:
+    storages are replayed by that bound, best first, until it cannot beat
+    the best found (a deep model holds hundreds at its peak)."""
     never = _storages(trace, fixed)
     changed = 0
     for _ in range(_MOST_REPAIRS):
         if predicted.peak <= limit:
             return Adjusted(dropped, predicted, changed)
         taken = _storages(trace, dropped)
+
+        def bound(storage: int) -> float:
+            calls = {call for call, _ in trace.outputs_in(storage)}
+            added = sum(trace.calls[call].duration_ns for call in calls
+                        if call not in predicted.reruns)
+            return trace.storage_bytes[storage] / max(added, 1)
         best = None
-        for storage in predicted.live_at_peak:
-            if storage in taken or storage in never:
-                continue
+        for storage in sorted(
+                (s for s in predicted.live_at_peak
+                 if s not in taken and s not in never),
+                key=bound, reverse=True):
+            if best is not None and bound(storage) <= best[0]:
+                break
             trying = dropped | frozenset(trace.outputs_in(storage))
             then = trace.replay(trying, microbatches)
             gain = predicted.peak - then.peak

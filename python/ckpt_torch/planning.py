@@ -5,10 +5,11 @@ ckpt-opt plans the training step it imported, against its own simulator.
 PyTorch's step holds other bytes (its own backward, its kernels' scratch,
 the executor's reruns), so under the ops executor the budget is PyTorch's:
 the step is traced once (memory.py), and the plans ckpt-opt offers are
-replayed on the trace. Those are dp's Pareto front (one ckpt-opt run that
-writes each plan for PyTorch), of which the search takes the one whose
-reruns take least time among those that fit, then the op-level MILP's plan
-at that plan's peak where the strategy asks for it. Where PyTorch's step
+replayed on the trace. Those are points of dp's Pareto front spread over
+its peaks (one ckpt-opt run that writes each plan for PyTorch), of which
+the search takes the one whose reruns take least time among those that
+fit, then the strategy's plan (dp's, or auto's op-level MILP's) at that
+plan's peak plus the room PyTorch's budget leaves it. Where PyTorch's step
 holds more than any of them lets fit, the lowest are repaired: more is
 dropped where PyTorch peaks; and what the budget still has room for is
 kept again (adjust.py).
@@ -40,6 +41,10 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 # front ordered by ckpt-opt's peak is nearly, not quite, ordered by
 # PyTorch's.
 _AROUND = 4
+# The plans of dp's front the sweep exports, spread over its peaks (a deep
+# model's front has thousands, each a materialisation and a simulation):
+# the search narrows the budget among them and ckpt-opt then plans at it.
+_FRONT_POINTS = 64
 
 
 def _ckpt_opt(explicit: str | None) -> str:
@@ -135,7 +140,7 @@ class _CkptOpt:
     def _sweep(self) -> list[_Planned]:
         path = os.path.join(self.directory, "front.json")
         self._run(*self._STEP, "--ckpt-sweep=strategy=dp torch-plans=1 "
-                  f"output={path}")
+                  f"points={_FRONT_POINTS} output={path}")
         with open(path) as f:
             sweep = json.load(f)[0]
         shared = sweep["torch_plan"]
@@ -210,11 +215,23 @@ def _fit(ckpt: _CkptOpt, trace: memory.StepTrace, strategy: str,
         for planned in front[max(low - _AROUND, 0):low + _AROUND]:
             predict(planned)
         fitting = [p for p in seen if p.predicted.peak <= limit]
-        if strategy != "dp" and fitting:
-            # The op-level MILP within the peak of the best chain plan.
+        if fitting:
+            # The strategy's plan (for auto, dp's or the op-level MILP's) at
+            # ckpt-opt's peak of the best of the front plus what PyTorch's
+            # budget has left under it. Planned at one budget rather than
+            # picked from the front's points, it reruns less, and may hold
+            # a little more in PyTorch than ckpt-opt's model says: dropping
+            # more where PyTorch peaks keeps most of the gain.
             best = _cheapest(fitting)
-            finer = predict(ckpt.run(strategy, best.ckpt_peak))
-            if finer.predicted.peak <= limit:
+            finer = predict(ckpt.run(
+                strategy, best.ckpt_peak + limit - best.predicted.peak))
+            if finer.predicted.peak > limit:
+                finer = _adjusted(finer, adjust.repair(
+                    trace, finer.dropped, finer.predicted,
+                    finer.plan["fixed"], limit, microbatches))
+                if finer is not None:
+                    seen.append(finer)
+            if finer is not None:
                 fitting.append(finer)
     if not fitting:
         # Every plan holds more in PyTorch than ckpt-opt's model lets it

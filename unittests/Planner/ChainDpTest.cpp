@@ -29,6 +29,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <set>
 #include <random>
 
 using namespace mlir;
@@ -152,6 +153,49 @@ TEST(ChainDpTest, AnswersEveryBudgetAsTheFrontDoes) {
       EXPECT_EQ(rescored->peak, chosen.front().peak) << what;
       EXPECT_LE(rescored->peak, budget) << what;
       EXPECT_EQ(rescored->flops, chosen.front().flops) << what;
+    }
+  }
+}
+
+// A thinned front keeps, for each of its evenly spaced peaks, the plan the
+// whole front would take within it (found here by scanning every plan), and
+// nothing else.
+TEST(ChainDpTest, ThinsTheFrontToTheCheapestPlanWithinEachSpacedPeak) {
+  std::mt19937_64 rng(13);
+  for (int trial = 0; trial < 8; ++trial) {
+    RandomChain model(rng, 20 + 5 * trial);
+    SmallVector<ChainPlan> front = findChainPlans(model);
+    ASSERT_FALSE(front.empty());
+    EXPECT_EQ(thinChainPlans(front, 0).size(), front.size());
+    for (size_t most : {size_t(2), size_t(3), size_t(7), size_t(40),
+                        front.size(), front.size() + 1}) {
+      std::string what = "chain " + std::to_string(trial) + " thinned to " +
+                         std::to_string(most);
+      SmallVector<ChainPlan> thinned = thinChainPlans(front, most);
+      ASSERT_FALSE(thinned.empty()) << what;
+      EXPECT_LE(thinned.size(), std::min(most, front.size())) << what;
+      EXPECT_EQ(thinned.front().flops, front.front().flops) << what;
+      EXPECT_EQ(thinned.back().peak, front.back().peak) << what;
+      std::set<std::pair<uint64_t, int64_t>> expected;
+      double highest = double(front.front().peak);
+      double lowest = double(front.back().peak);
+      for (size_t step = 0; step < std::min(most, front.size()); ++step) {
+        double peak = most >= front.size()
+                          ? double(front[step].peak)
+                          : highest - (highest - lowest) * double(step) /
+                                          double(most - 1);
+        const ChainPlan *best = nullptr;
+        for (const ChainPlan &plan : front)
+          if (double(plan.peak) <= peak && (!best || plan.flops < best->flops))
+            best = &plan;
+        ASSERT_TRUE(best) << what;
+        expected.insert({best->flops, best->peak});
+      }
+      std::set<std::pair<uint64_t, int64_t>> found;
+      for (const ChainPlan &plan : thinned)
+        found.insert({plan.flops, plan.peak});
+      EXPECT_EQ(found, expected) << what;
+      EXPECT_EQ(found.size(), thinned.size()) << what;
     }
   }
 }

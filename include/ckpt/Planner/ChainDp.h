@@ -83,6 +83,14 @@ llvm::SmallVector<ChainPlan>
 findChainPlans(const ChainModel &model,
                std::optional<int64_t> budget = std::nullopt);
 
+/// At most `most` plans of `front` (findChainPlans's, without a budget)
+/// spread evenly over its peaks: for each of `most` peaks evenly spaced from
+/// the first plan's to the last's, the cheapest plan within it (so the first
+/// and the last plans are always among them). All of them when `most` is 0
+/// or the front is no longer; `most` must not be 1.
+llvm::SmallVector<ChainPlan> thinChainPlans(llvm::ArrayRef<ChainPlan> front,
+                                            size_t most);
+
 /// The smallest peak of any single-level plan (the last of
 /// findChainPlans's front, found without building the front: only what
 /// partial plans free and their peaks are compared).

@@ -86,8 +86,8 @@ struct OpIlpResult {
 /// than `gain` to the cheapest possible (the search stops once it cannot
 /// gain that much more). The search first bounds what it can gain with the
 /// program's linear relaxation: below `gain` it stops there, else it
-/// takes a share of the time limit, all of it where it can gain `fullTime`
-/// FLOPs or more.
+/// takes a share of the time limit in proportion to what it can gain beyond
+/// `gain`, all of it where that is `fullTime` FLOPs or more.
 struct OpIlpWorth {
   uint64_t known;
   uint64_t gain;

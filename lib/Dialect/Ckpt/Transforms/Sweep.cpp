@@ -82,6 +82,14 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
       module.emitError() << error;
       return signalPassFailure();
     }
+    if (points == 1 || (points != 0 && strategy != "dp")) {
+      module.emitError() << "points=" << points.getValue()
+                         << (points == 1 ? " leaves no spread: give at least 2"
+                                         : " thins dp's front; strategy '" +
+                                               strategy.getValue() +
+                                               "' has no front to thin");
+      return signalPassFailure();
+    }
     // Every plan would repeat the same remarks about ops kept outside.
     ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &diag) {
       return success(diag.getSeverity() == DiagnosticSeverity::Remark);
@@ -182,7 +190,8 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
           StepChain::build(*flat, selectiveThreshold);
       if (failed(chain))
         return failure();
-      for (const ChainPlan &plan : findChainPlans(**chain)) {
+      for (const ChainPlan &plan :
+           thinChainPlans(findChainPlans(**chain), points)) {
         IRMapping mapping;
         OwningOpRef<func::FuncOp> copy =
             cast<func::FuncOp>((*flat)->clone(mapping));

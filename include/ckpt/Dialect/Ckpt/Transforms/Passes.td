@@ -410,6 +410,11 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
     Writes the points as JSON to `output` and, with `svg`, the front as an
     SVG plot (peak over extra forward FLOPs).
 
+    A long front (thousands of plans for a deep model) costs a
+    materialisation and a simulation per plan: `points=N` evaluates at most
+    N of dp's, for each of N peaks evenly spaced from keeping everything to
+    the smallest peak the cheapest plan within it.
+
     With `torch-plans`, for a model imported with `ckpt-import-torch
     --record-calls`, each point also carries its plan as the outputs of
     PyTorch's op calls it drops, as `ckpt-export-torch-plan` writes them
@@ -430,7 +435,11 @@ def CkptSweepPass : Pass<"ckpt-sweep", "::mlir::ModuleOp"> {
            "Also plot the Pareto front as SVG to this file">,
     Option<"torchPlans", "torch-plans", "bool", /*default=*/"false",
            "Also write each plan as the outputs of PyTorch's op calls it "
-           "drops (a model imported with --record-calls)">
+           "drops (a model imported with --record-calls)">,
+    Option<"points", "points", "unsigned", /*default=*/"0",
+           "dp: evaluate at most this many plans of the front, each the "
+           "cheapest within one of as many peaks spread evenly over it (at "
+           "least 2; 0: every plan)">
   ];
 }
 
