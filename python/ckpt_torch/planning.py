@@ -130,7 +130,8 @@ class _CkptOpt:
                         report["compute"]["recompute"]["flops"], report)
 
     def front(self) -> list[_Planned]:
-        """dp's Pareto front, fewest recompute FLOPs first, each plan for
+        """_FRONT_POINTS plans of dp's Pareto front spread over its peaks,
+        fewest recompute FLOPs first, each plan for
         the ops executor (made once)."""
         if self._front is None:
             self._front = self._sweep()
