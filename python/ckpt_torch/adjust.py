@@ -55,18 +55,16 @@ def repair(trace: memory.StepTrace, dropped: frozenset[Output],
         if predicted.peak <= limit:
             return Adjusted(dropped, predicted, changed)
         taken = _storages(trace, dropped)
-
-        def bound(storage: int) -> float:
-            calls = {call for call, _ in trace.outputs_in(storage)}
-            added = sum(trace.calls[call].duration_ns for call in calls
-                        if call not in predicted.reruns)
-            return trace.storage_bytes[storage] / max(added, 1)
+        bounds = {}
+        for storage in predicted.live_at_peak:
+            if storage not in taken and storage not in never:
+                calls = {call for call, _ in trace.outputs_in(storage)}
+                added = sum(trace.calls[call].duration_ns for call in calls
+                            if call not in predicted.reruns)
+                bounds[storage] = trace.storage_bytes[storage] / max(added, 1)
         best = None
-        for storage in sorted(
-                (s for s in predicted.live_at_peak
-                 if s not in taken and s not in never),
-                key=bound, reverse=True):
-            if best is not None and bound(storage) <= best[0]:
+        for storage in sorted(bounds, key=bounds.__getitem__, reverse=True):
+            if best is not None and bounds[storage] <= best[0]:
                 break
             trying = dropped | frozenset(trace.outputs_in(storage))
             then = trace.replay(trying, microbatches)

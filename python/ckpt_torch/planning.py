@@ -192,6 +192,16 @@ def _fit(ckpt: _CkptOpt, trace: memory.StepTrace, strategy: str,
             seen.append(planned)
         return planned
 
+    def repaired(planned: _Planned) -> _Planned | None:
+        """`planned` with more dropped where PyTorch peaks until it fits,
+        or None."""
+        fixed = _adjusted(planned, adjust.repair(
+            trace, planned.dropped, planned.predicted, planned.plan["fixed"],
+            limit, microbatches))
+        if fixed is not None:
+            seen.append(fixed)
+        return fixed
+
     front = ckpt.front()
     # Its first plan recomputes nothing: without dropping anything, what
     # PyTorch does without a plan.
@@ -227,23 +237,16 @@ def _fit(ckpt: _CkptOpt, trace: memory.StepTrace, strategy: str,
             finer = predict(ckpt.run(
                 strategy, best.ckpt_peak + limit - best.predicted.peak))
             if finer.predicted.peak > limit:
-                finer = _adjusted(finer, adjust.repair(
-                    trace, finer.dropped, finer.predicted,
-                    finer.plan["fixed"], limit, microbatches))
-                if finer is not None:
-                    seen.append(finer)
+                finer = repaired(finer)
             if finer is not None:
                 fitting.append(finer)
     if not fitting:
         # Every plan holds more in PyTorch than ckpt-opt's model lets it
         # see: drop more where PyTorch peaks, from the lowest.
         for planned in sorted(seen, key=lambda p: p.predicted.peak)[:2]:
-            repaired = _adjusted(planned, adjust.repair(
-                trace, planned.dropped, planned.predicted,
-                planned.plan["fixed"], limit, microbatches))
-            if repaired is not None:
-                seen.append(repaired)
-                fitting.append(repaired)
+            fixed = repaired(planned)
+            if fixed is not None:
+                fitting.append(fixed)
     if not fitting:
         lowest = min(seen, key=lambda p: p.predicted.peak).predicted.peak
         raise OverBudget(

@@ -119,16 +119,38 @@ TEST(ChainDpTest, FindsTheBruteForceOptimumOfRandomModels) {
   }
 }
 
+/// The plan of `front` with the fewest FLOPs whose peak is within `budget`
+/// (found by scanning them all), or null.
+template <typename Bytes>
+const ChainPlan *cheapestFrontPlanWithin(ArrayRef<ChainPlan> front,
+                                         Bytes budget) {
+  const ChainPlan *best = nullptr;
+  for (const ChainPlan &plan : front)
+    if (plan.peak <= budget && (!best || plan.flops < best->flops))
+      best = &plan;
+  return best;
+}
+
+/// Calls `check(trial, model, front)` with dp's whole front of each of
+/// `trials` random chains too long to enumerate (20 stages, 5 more a trial).
+template <typename Check>
+void forLongChainFronts(uint64_t seed, int trials, Check check) {
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < trials; ++trial) {
+    RandomChain model(rng, 20 + 5 * trial);
+    SmallVector<ChainPlan> front = findChainPlans(model);
+    ASSERT_FALSE(front.empty());
+    check(trial, model, front);
+  }
+}
+
 // Chains too long to enumerate: every budget is answered as the whole front
 // answers it (the front search and the budgeted one bound the slack of
 // each boundary differently), including budgets exactly at a front plan's
 // peak and just below.
 TEST(ChainDpTest, AnswersEveryBudgetAsTheFrontDoes) {
-  std::mt19937_64 rng(11);
-  for (int trial = 0; trial < 12; ++trial) {
-    RandomChain model(rng, 20 + 5 * trial);
-    SmallVector<ChainPlan> front = findChainPlans(model);
-    ASSERT_FALSE(front.empty());
+  forLongChainFronts(11, 12, [](int trial, const RandomChain &model,
+                                ArrayRef<ChainPlan> front) {
     // The largest budget there is must not overflow the slack bounds.
     std::vector<int64_t> budgets = {std::numeric_limits<int64_t>::max()};
     for (const ChainPlan &plan : front) {
@@ -138,10 +160,7 @@ TEST(ChainDpTest, AnswersEveryBudgetAsTheFrontDoes) {
     for (int64_t budget : budgets) {
       std::string what = "chain " + std::to_string(trial) + " budget " +
                          std::to_string(budget);
-      const ChainPlan *best = nullptr;
-      for (const ChainPlan &plan : front)
-        if (plan.peak <= budget && (!best || plan.flops < best->flops))
-          best = &plan;
+      const ChainPlan *best = cheapestFrontPlanWithin(front, budget);
       SmallVector<ChainPlan> chosen = findChainPlans(model, budget);
       ASSERT_EQ(chosen.empty(), !best) << what;
       if (!best)
@@ -154,18 +173,15 @@ TEST(ChainDpTest, AnswersEveryBudgetAsTheFrontDoes) {
       EXPECT_LE(rescored->peak, budget) << what;
       EXPECT_EQ(rescored->flops, chosen.front().flops) << what;
     }
-  }
+  });
 }
 
 // A thinned front keeps, for each of its evenly spaced peaks, the plan the
 // whole front would take within it (found here by scanning every plan), and
 // nothing else.
 TEST(ChainDpTest, ThinsTheFrontToTheCheapestPlanWithinEachSpacedPeak) {
-  std::mt19937_64 rng(13);
-  for (int trial = 0; trial < 8; ++trial) {
-    RandomChain model(rng, 20 + 5 * trial);
-    SmallVector<ChainPlan> front = findChainPlans(model);
-    ASSERT_FALSE(front.empty());
+  forLongChainFronts(13, 8, [](int trial, const RandomChain &,
+                               ArrayRef<ChainPlan> front) {
     EXPECT_EQ(thinChainPlans(front, 0).size(), front.size());
     for (size_t most : {size_t(2), size_t(3), size_t(7), size_t(40),
                         front.size(), front.size() + 1}) {
@@ -184,10 +200,7 @@ TEST(ChainDpTest, ThinsTheFrontToTheCheapestPlanWithinEachSpacedPeak) {
                           ? double(front[step].peak)
                           : highest - (highest - lowest) * double(step) /
                                           double(most - 1);
-        const ChainPlan *best = nullptr;
-        for (const ChainPlan &plan : front)
-          if (double(plan.peak) <= peak && (!best || plan.flops < best->flops))
-            best = &plan;
+        const ChainPlan *best = cheapestFrontPlanWithin(front, peak);
         ASSERT_TRUE(best) << what;
         expected.insert({best->flops, best->peak});
       }
@@ -197,7 +210,7 @@ TEST(ChainDpTest, ThinsTheFrontToTheCheapestPlanWithinEachSpacedPeak) {
       EXPECT_EQ(found, expected) << what;
       EXPECT_EQ(found.size(), thinned.size()) << what;
     }
-  }
+  });
 }
 
 /// A random chain of `stages` stages (at least 2) on a batch of 4 rows:

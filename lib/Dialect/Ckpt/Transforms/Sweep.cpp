@@ -82,12 +82,14 @@ struct CkptSweepPass : public ckpt::impl::CkptSweepPassBase<CkptSweepPass> {
       module.emitError() << error;
       return signalPassFailure();
     }
-    if (points == 1 || (points != 0 && strategy != "dp")) {
+    if (points == 1) {
+      module.emitError("points=1 leaves no spread: give at least 2");
+      return signalPassFailure();
+    }
+    if (points != 0 && strategy != "dp") {
       module.emitError() << "points=" << points.getValue()
-                         << (points == 1 ? " leaves no spread: give at least 2"
-                                         : " thins dp's front; strategy '" +
-                                               strategy.getValue() +
-                                               "' has no front to thin");
+                         << " thins dp's front; strategy '" << strategy
+                         << "' has no front to thin";
       return signalPassFailure();
     }
     // Every plan would repeat the same remarks about ops kept outside.
